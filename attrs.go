@@ -1,0 +1,194 @@
+package blkq
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Tunables by their Linux names, as in /sys/block/<dev>/queue/. Each can be
+// read and written while requests are queued; a change takes effect at the
+// next decision that consults it, and no queued request is lost or
+// duplicated (a scheduler switch moves every queued request to the new
+// elevator).
+//
+//	nr_requests        requests per direction (4..2048; Linux default 128)
+//	batch_requests     read-only: nr_requests/4, the 2.4 wake-up batch
+//	nomerges           0, 1 or 2 (writing any other non-zero value means 1)
+//	max_sectors_kb     largest request, KiB (4..max_hw_sectors_kb; default 1280)
+//	max_hw_sectors_kb  read-only: 32767
+//	read_ahead_kb      read-ahead window for the layers above (default 128)
+//	scheduler          "[active] other ..."; write a name to switch
+//	alloc              blkq's request-allocation policy (fair, legacy, ...)
+//	iosched/NAME       the active elevator's tunables
+
+const maxHWSectorsKB = 32767
+
+// Attrs lists the queue's tunables, then the elevator's as iosched/NAME.
+func (q *Queue) Attrs() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	names := []string{"nr_requests", "batch_requests", "nomerges", "max_sectors_kb", "max_hw_sectors_kb", "read_ahead_kb", "scheduler", "alloc"}
+	for _, a := range q.elv.Attrs() {
+		names = append(names, "iosched/"+a)
+	}
+	return names
+}
+
+// Attr reads a tunable by name.
+func (q *Queue) Attr(name string) (string, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	switch name {
+	case "nr_requests":
+		return strconv.Itoa(q.alloc.nr), nil
+	case "batch_requests":
+		return strconv.Itoa(q.alloc.batch), nil
+	case "nomerges":
+		return strconv.Itoa(q.cfg.NoMerges), nil
+	case "max_sectors_kb":
+		return strconv.Itoa(int(q.cfg.MaxSectors / 2)), nil
+	case "max_hw_sectors_kb":
+		return strconv.Itoa(maxHWSectorsKB), nil
+	case "read_ahead_kb":
+		return strconv.Itoa(q.cfg.ReadAheadKB), nil
+	case "scheduler":
+		var parts []string
+		for _, n := range Elevators() {
+			if n == q.elv.Name() {
+				n = "[" + n + "]"
+			}
+			parts = append(parts, n)
+		}
+		return strings.Join(parts, " "), nil
+	case "alloc":
+		return q.alloc.policy.Name, nil
+	}
+	if a, ok := strings.CutPrefix(name, "iosched/"); ok {
+		v, err := q.elv.Attr(a)
+		if err != nil {
+			return "", fmt.Errorf("blkq: %s: %w", name, err)
+		}
+		return v, nil
+	}
+	return "", fmt.Errorf("blkq: %s: %w", name, ErrNoAttr)
+}
+
+// SetAttr writes a tunable by name. Errors name the attribute and value.
+func (q *Queue) SetAttr(name, value string) error {
+	q.mu.Lock()
+	defer q.unlock()
+	value = strings.TrimSpace(value)
+	bad := func(why string) error { return fmt.Errorf("blkq: %s=%q: %s", name, value, why) }
+	num := func() (int, error) {
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 0 {
+			return 0, bad("want a non-negative integer")
+		}
+		return n, nil
+	}
+	switch name {
+	case "nr_requests":
+		n, err := num()
+		if err != nil {
+			return err
+		}
+		if n > MaxNrRequests {
+			return bad(fmt.Sprintf("at most %d", MaxNrRequests))
+		}
+		q.alloc.setNr(max(n, MinNrRequests))
+		for d := DirRead; d <= DirWrite; d++ {
+			q.queueWakeups(d)
+		}
+		return nil
+	case "nomerges":
+		n, err := num()
+		if err != nil {
+			return err
+		}
+		switch {
+		case n == 2:
+			q.cfg.NoMerges = 2
+		case n != 0:
+			q.cfg.NoMerges = 1
+		default:
+			q.cfg.NoMerges = 0
+		}
+		return nil
+	case "max_sectors_kb":
+		n, err := num()
+		if err != nil {
+			return err
+		}
+		if n < 4 || n > maxHWSectorsKB {
+			return bad(fmt.Sprintf("want 4..%d (page size..max_hw_sectors_kb)", maxHWSectorsKB))
+		}
+		q.cfg.MaxSectors = uint32(n * 2)
+		return nil
+	case "read_ahead_kb":
+		n, err := num()
+		if err != nil {
+			return err
+		}
+		q.cfg.ReadAheadKB = n
+		return nil
+	case "scheduler":
+		return q.switchElevator(value)
+	case "alloc":
+		p, ok := AllocPolicyByName(value)
+		if !ok {
+			return bad("unknown allocation policy")
+		}
+		q.alloc.policy = p
+		for d := DirRead; d <= DirWrite; d++ {
+			q.queueWakeups(d)
+		}
+		return nil
+	case "batch_requests", "max_hw_sectors_kb":
+		return bad("read-only")
+	}
+	if a, ok := strings.CutPrefix(name, "iosched/"); ok {
+		if err := q.elv.SetAttr(a, value); err != nil {
+			return fmt.Errorf("blkq: %s=%q: %w", name, value, err)
+		}
+		q.run()
+		return nil
+	}
+	return fmt.Errorf("blkq: %s: %w", name, ErrNoAttr)
+}
+
+// queueWakeups wakes sleepers that a tunable change let through.
+func (q *Queue) queueWakeups(d Dir) {
+	q.wakebuf = q.alloc.wakeup(d, q.wakebuf[:0])
+	for _, w := range q.wakebuf {
+		w.task.stats.Wakeups++
+		q.pending = append(q.pending, deferred{w: w})
+	}
+}
+
+// switchElevator moves every queued request from the current elevator to
+// a new one, in the order the old one gives them up.
+func (q *Queue) switchElevator(name string) error {
+	if name == q.elv.Name() {
+		return nil
+	}
+	e, err := newElevator(name, q.clk)
+	if err != nil {
+		return err
+	}
+	now := q.clk.Now()
+	for _, rq := range q.elv.Drain() {
+		e.Insert(rq, rq.Op == OpFlush, now)
+	}
+	q.elv = e
+	q.cfg.Scheduler = name
+	q.run()
+	return nil
+}
+
+// SchedulerName returns the active elevator's name.
+func (q *Queue) SchedulerName() string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.elv.Name()
+}

@@ -1,0 +1,45 @@
+package blkq
+
+// A Bio is one I/O as a submitter sees it: an op on a run of sectors.
+// A bio is merged into a request (or gets a request of its own) and ends
+// exactly once, through EndIO, when the request that carries it completes.
+//
+// The queue owns a bio from Submit until EndIO is called; the caller must
+// not change it in between.
+type Bio struct {
+	Op      Op
+	Flags   Flags
+	Sector  uint64 // first sector (512 bytes)
+	Sectors uint32 // length in sectors; 0 for a flush
+
+	// Buf holds the data for real devices (len = Sectors*512); nil on
+	// simulated devices.
+	Buf []byte
+
+	// EndIO is called exactly once, outside the queue lock, with the
+	// outcome of the I/O. It may submit more bios.
+	EndIO func(b *Bio, err error)
+
+	// Private is for the submitter; the queue never looks at it.
+	Private any
+
+	// Queued is the time of the Q event, set by the queue.
+	Queued Time
+
+	task *Task // submitter, for tracing and plugging
+	next *Bio  // next bio in the request's chain
+}
+
+// End returns the sector just past the bio.
+func (b *Bio) End() uint64 { return b.Sector + uint64(b.Sectors) }
+
+// Bytes returns the bio's length in bytes.
+func (b *Bio) Bytes() int64 { return int64(b.Sectors) << SectorShift }
+
+// Task returns the submitter the bio was submitted by.
+func (b *Bio) Task() *Task { return b.task }
+
+// mergeable reports whether the bio may be merged at all.
+func (b *Bio) mergeable() bool {
+	return b.Flags&noMergeFlags == 0 && (b.Op == OpRead || b.Op == OpWrite || b.Op == OpDiscard)
+}

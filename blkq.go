@@ -1,0 +1,111 @@
+// Package blkq is the Linux block request layer rebuilt in user space: bios
+// come in, are merged into requests, wait for a free request when the pool
+// (nr_requests) is exhausted, are ordered by an elevator and dispatched to a
+// device at its queue depth; completions flow back and end every bio exactly
+// once.
+//
+// The Queue is a state machine that never blocks and never reads the wall
+// clock itself: it takes a Clock. In simulation the clock is virtual and the
+// whole run is deterministic; against a real file the clock is the wall clock
+// and callers are real goroutines (see ReadAt, WriteAt, Submit).
+//
+// Sizes and positions are in 512-byte sectors unless a name says bytes.
+package blkq
+
+import "fmt"
+
+// SectorSize is the unit of Bio.Sector and Bio.Sectors: 512 bytes, as in Linux.
+const SectorSize = 512
+
+// SectorShift is log2(SectorSize).
+const SectorShift = 9
+
+// Time is a point in a Clock's time line, in nanoseconds since the clock's
+// start. Virtual and wall clocks use the same unit.
+type Time int64
+
+// Op is the operation of a bio or request.
+type Op uint8
+
+// The operations blkq models. Read and write carry data; flush asks the
+// device to make earlier writes durable (fdatasync on a file); discard
+// deallocates a range (a trim).
+const (
+	OpRead Op = iota
+	OpWrite
+	OpFlush
+	OpDiscard
+	nrOps
+)
+
+func (o Op) String() string {
+	switch o {
+	case OpRead:
+		return "read"
+	case OpWrite:
+		return "write"
+	case OpFlush:
+		return "flush"
+	case OpDiscard:
+		return "discard"
+	}
+	return fmt.Sprintf("op(%d)", uint8(o))
+}
+
+// Dir is a request-allocation direction: Linux 2.4 keeps separate free
+// lists and wait queues for reads and for everything else.
+type Dir uint8
+
+// The two allocation directions.
+const (
+	DirRead Dir = iota
+	DirWrite
+)
+
+func (d Dir) String() string {
+	if d == DirRead {
+		return "read"
+	}
+	return "write"
+}
+
+// Dir returns the allocation direction of the op: reads use the read pool,
+// writes, flushes and discards the write pool.
+func (o Op) Dir() Dir {
+	if o == OpRead {
+		return DirRead
+	}
+	return DirWrite
+}
+
+// Flags modify a bio (Linux REQ_* flags).
+type Flags uint16
+
+// Bio flags. FlagSync and FlagMeta only change accounting and the trace's
+// RWBS column; FlagReadAhead makes allocation fail rather than sleep under
+// pressure; FlagFUA, FlagPreflush and FlagNoMerge forbid merging.
+const (
+	FlagSync      Flags = 1 << iota // REQ_SYNC
+	FlagMeta                        // REQ_META
+	FlagReadAhead                   // REQ_RAHEAD: may be dropped under request pressure
+	FlagFUA                         // REQ_FUA: forced unit access
+	FlagPreflush                    // REQ_PREFLUSH: flush the cache before this write
+	FlagNoMerge                     // REQ_NOMERGE
+)
+
+// noMergeFlags are the flags that make a bio or request unmergeable
+// (REQ_NOMERGE_FLAGS in Linux).
+const noMergeFlags = FlagNoMerge | FlagPreflush | FlagFUA
+
+func (f Flags) String() string {
+	s := ""
+	for i, n := range []string{"sync", "meta", "ra", "fua", "preflush", "nomerge"} {
+		if f&(1<<i) != 0 {
+			if s != "" {
+				s += "|"
+			}
+			s += n
+		}
+	}
+	return s
+}

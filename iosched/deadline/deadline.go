@@ -1,0 +1,330 @@
+// Package deadline is the mq-deadline I/O scheduler: requests sorted by
+// sector per direction, each also on a per-direction FIFO with a deadline.
+//
+// Dispatch serves batches of up to fifo_batch requests of one direction in
+// ascending sector order, starting from where the last batch of that
+// direction ended. Between batches it picks a direction — reads, unless
+// writes are waiting and reads have already been preferred writes_starved
+// times — and starts the batch at the FIFO's head if that request's
+// deadline has passed (or nothing lies beyond the last position), else at
+// the next request in sector order. Deadlines are checked only between
+// batches, so a batch is never cut short. Flushes go to a dispatch list
+// served before everything else.
+//
+// Linux's mq-deadline also has I/O priority levels and prio aging; blkq
+// has one level (every request is best-effort), so those are left out.
+//
+// Import this package for its effect: it registers "mq-deadline".
+package deadline
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"blkq"
+)
+
+// Linux defaults (block/mq-deadline.c).
+const (
+	DefaultReadExpire    = 500 * time.Millisecond  // HZ/2
+	DefaultWriteExpire   = 5000 * time.Millisecond // 5*HZ
+	DefaultWritesStarved = 2                       // read batches before writes must go
+	DefaultFifoBatch     = 16                      // requests per batch
+	DefaultFrontMerges   = true
+)
+
+func init() {
+	blkq.RegisterElevator("mq-deadline", func(c blkq.Clock) blkq.Elevator { return New("mq-deadline") })
+}
+
+// Deadline is the mq-deadline elevator. Use New; the queue calls its
+// methods under its lock.
+type Deadline struct {
+	name          string
+	expire        [2]time.Duration // by blkq.Dir
+	writesStarved int
+	fifoBatch     int
+	frontMerges   bool
+
+	sorted   [2][]*blkq.Request // by sector, ties in insertion order
+	fifo     [2]blkq.RequestList
+	dispatch blkq.RequestList // flushes and requeues, served first
+
+	batching  int // requests dispatched in the current batch
+	starved   int // read batches started while writes waited
+	lastDir   blkq.Dir
+	latestPos [2]uint64 // end of the last request dispatched, per direction
+}
+
+// New returns an mq-deadline elevator with Linux's default tunables.
+func New(name string) *Deadline {
+	return &Deadline{
+		name:          name,
+		expire:        [2]time.Duration{DefaultReadExpire, DefaultWriteExpire},
+		writesStarved: DefaultWritesStarved,
+		fifoBatch:     DefaultFifoBatch,
+		frontMerges:   DefaultFrontMerges,
+	}
+}
+
+// Name returns "mq-deadline".
+func (d *Deadline) Name() string { return d.name }
+
+// Len returns the number of requests held.
+func (d *Deadline) Len() int { return d.fifo[0].Len() + d.fifo[1].Len() + d.dispatch.Len() }
+
+// Insert adds rq with deadline now + read_expire or write_expire.
+func (d *Deadline) Insert(rq *blkq.Request, atHead bool, now blkq.Time) {
+	if atHead {
+		d.dispatch.PushFront(rq)
+		return
+	}
+	dir := rq.Op.Dir()
+	rq.FifoTime = now + blkq.Time(d.expire[dir])
+	d.sortAdd(rq)
+	d.fifo[dir].PushBack(rq)
+}
+
+// search returns the index of the first request in s with Sector >= sector.
+func search(s []*blkq.Request, sector uint64) int {
+	return sort.Search(len(s), func(i int) bool { return s[i].Sector >= sector })
+}
+
+func (d *Deadline) sortAdd(rq *blkq.Request) {
+	s := d.sorted[rq.Op.Dir()]
+	i := search(s, rq.Sector+1) // after any equal sectors
+	s = append(s, nil)
+	copy(s[i+1:], s[i:])
+	s[i] = rq
+	d.sorted[rq.Op.Dir()] = s
+}
+
+// sortIndex returns rq's index in its sorted slice.
+func (d *Deadline) sortIndex(rq *blkq.Request) int {
+	s := d.sorted[rq.Op.Dir()]
+	for i := search(s, rq.Sector); i < len(s); i++ {
+		if s[i] == rq {
+			return i
+		}
+	}
+	panic(fmt.Sprintf("mq-deadline: request %d+%d not in sort list", rq.Sector, rq.Sectors))
+}
+
+func (d *Deadline) sortDel(rq *blkq.Request) {
+	dir := rq.Op.Dir()
+	i := d.sortIndex(rq)
+	s := d.sorted[dir]
+	copy(s[i:], s[i+1:])
+	s[len(s)-1] = nil
+	d.sorted[dir] = s[:len(s)-1]
+}
+
+func (d *Deadline) remove(rq *blkq.Request) {
+	d.sortDel(rq)
+	d.fifo[rq.Op.Dir()].Remove(rq)
+}
+
+// fromPos returns the first request of dir at or after sector pos.
+func (d *Deadline) fromPos(dir blkq.Dir, pos uint64) *blkq.Request {
+	s := d.sorted[dir]
+	if i := search(s, pos); i < len(s) {
+		return s[i]
+	}
+	return nil
+}
+
+// Dispatch removes and returns the next request to issue.
+func (d *Deadline) Dispatch(now blkq.Time) *blkq.Request {
+	if rq := d.dispatch.Front(); rq != nil {
+		d.dispatch.Remove(rq)
+		return rq
+	}
+	// Continue the current batch in sector order.
+	if d.batching < d.fifoBatch {
+		if rq := d.fromPos(d.lastDir, d.latestPos[d.lastDir]); rq != nil {
+			return d.take(rq)
+		}
+	}
+	// Start a new batch: choose a direction.
+	reads, writes := d.fifo[blkq.DirRead].Len() > 0, d.fifo[blkq.DirWrite].Len() > 0
+	var dir blkq.Dir
+	switch {
+	case reads:
+		dir = blkq.DirRead
+		if writes {
+			starved := d.starved
+			d.starved++
+			if starved >= d.writesStarved {
+				dir = blkq.DirWrite
+				d.starved = 0
+			}
+		}
+	case writes:
+		dir = blkq.DirWrite
+		d.starved = 0
+	default:
+		return nil
+	}
+	rq := d.fromPos(dir, d.latestPos[dir])
+	if head := d.fifo[dir].Front(); rq == nil || now >= head.FifoTime {
+		rq = head
+	}
+	d.batching = 0
+	return d.take(rq)
+}
+
+func (d *Deadline) take(rq *blkq.Request) *blkq.Request {
+	dir := rq.Op.Dir()
+	d.batching++
+	d.lastDir = dir
+	d.latestPos[dir] = rq.End()
+	d.remove(rq)
+	return rq
+}
+
+// FrontMerge returns a request of op starting at sector, if front_merges
+// is on.
+func (d *Deadline) FrontMerge(sector uint64, op blkq.Op) *blkq.Request {
+	if !d.frontMerges {
+		return nil
+	}
+	s := d.sorted[op.Dir()]
+	for i := search(s, sector); i < len(s) && s[i].Sector == sector; i++ {
+		if s[i].Op == op {
+			return s[i]
+		}
+	}
+	return nil
+}
+
+// Former returns the request before rq in sector order.
+func (d *Deadline) Former(rq *blkq.Request) *blkq.Request {
+	if i := d.sortIndex(rq); i > 0 {
+		return d.sorted[rq.Op.Dir()][i-1]
+	}
+	return nil
+}
+
+// Latter returns the request after rq in sector order.
+func (d *Deadline) Latter(rq *blkq.Request) *blkq.Request {
+	s := d.sorted[rq.Op.Dir()]
+	if i := d.sortIndex(rq); i+1 < len(s) {
+		return s[i+1]
+	}
+	return nil
+}
+
+// AllowMerge allows every merge the queue's rules allow.
+func (d *Deadline) AllowMerge(*blkq.Request, *blkq.Bio) bool { return true }
+
+// Merged re-sorts rq after a front merge moved its start.
+func (d *Deadline) Merged(rq *blkq.Request, front bool) {
+	if !front {
+		return
+	}
+	// The start moved down; restore sector order by bubbling rq left.
+	s := d.sorted[rq.Op.Dir()]
+	i := d.sortIndexMoved(rq)
+	for i > 0 && s[i-1].Sector > rq.Sector {
+		s[i-1], s[i] = s[i], s[i-1]
+		i--
+	}
+}
+
+// sortIndexMoved finds rq after its sector decreased (it still sits where
+// its old sector put it, so search linearly from where the new one would).
+func (d *Deadline) sortIndexMoved(rq *blkq.Request) int {
+	s := d.sorted[rq.Op.Dir()]
+	for i := search(s, rq.Sector); i < len(s); i++ {
+		if s[i] == rq {
+			return i
+		}
+	}
+	for i := range s {
+		if s[i] == rq {
+			return i
+		}
+	}
+	panic("mq-deadline: merged request not in sort list")
+}
+
+// MergedRequests forgets next, merged into rq; rq inherits next's deadline
+// and FIFO place if next would expire first.
+func (d *Deadline) MergedRequests(rq, next *blkq.Request) {
+	dir := rq.Op.Dir()
+	if next.FifoTime < rq.FifoTime {
+		// Move rq to next's place in the FIFO.
+		d.fifo[dir].Remove(rq)
+		d.fifo[dir].InsertBefore(rq, next)
+		rq.FifoTime = next.FifoTime
+	}
+	d.remove(next)
+}
+
+// Drain removes every request: the dispatch list, then reads and writes in
+// FIFO order.
+func (d *Deadline) Drain() []*blkq.Request {
+	var out []*blkq.Request
+	for rq := d.dispatch.Front(); rq != nil; rq = d.dispatch.Front() {
+		d.dispatch.Remove(rq)
+		out = append(out, rq)
+	}
+	for dir := range d.fifo {
+		for rq := d.fifo[dir].Front(); rq != nil; rq = d.fifo[dir].Front() {
+			d.remove(rq)
+			out = append(out, rq)
+		}
+	}
+	return out
+}
+
+// Attrs lists the tunables (queue/iosched/ in sysfs).
+func (d *Deadline) Attrs() []string {
+	return []string{"read_expire", "write_expire", "writes_starved", "fifo_batch", "front_merges"}
+}
+
+// Attr reads a tunable; expiries are in ms, as sysfs shows them.
+func (d *Deadline) Attr(name string) (string, error) {
+	switch name {
+	case "read_expire":
+		return strconv.FormatInt(d.expire[blkq.DirRead].Milliseconds(), 10), nil
+	case "write_expire":
+		return strconv.FormatInt(d.expire[blkq.DirWrite].Milliseconds(), 10), nil
+	case "writes_starved":
+		return strconv.Itoa(d.writesStarved), nil
+	case "fifo_batch":
+		return strconv.Itoa(d.fifoBatch), nil
+	case "front_merges":
+		if d.frontMerges {
+			return "1", nil
+		}
+		return "0", nil
+	}
+	return "", blkq.ErrNoAttr
+}
+
+// SetAttr writes a tunable. Values are non-negative integers; expiries in
+// ms; front_merges is clamped to 0..1 as Linux does.
+func (d *Deadline) SetAttr(name, value string) error {
+	n, err := strconv.Atoi(value)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a non-negative integer")
+	}
+	switch name {
+	case "read_expire":
+		d.expire[blkq.DirRead] = time.Duration(n) * time.Millisecond
+	case "write_expire":
+		d.expire[blkq.DirWrite] = time.Duration(n) * time.Millisecond
+	case "writes_starved":
+		d.writesStarved = n
+	case "fifo_batch":
+		d.fifoBatch = n
+	case "front_merges":
+		d.frontMerges = n > 0
+	default:
+		return blkq.ErrNoAttr
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package blkq
+
+// Merging: a bio that continues a queued request joins it instead of taking
+// a request of its own. The candidates are tried cheapest first, as Linux's
+// elv_merge does:
+//
+//  1. the submitter's plug: the request it added last (plug.go);
+//  2. the one-hit cache, last_merge: the request the previous merge hit;
+//  3. the back-merge hash: requests keyed by their end sector, so a bio
+//     starting where a request ends is found in O(1);
+//  4. the elevator's sorted tree: a request starting where the bio ends
+//     (a front merge).
+//
+// nomerges=1 stops after step 2 (and the plug); nomerges=2 skips merging.
+// After a bio merge the grown request may now touch its neighbour in the
+// elevator; then the two requests become one and the second is freed.
+//
+// The hash holds requests inserted into the elevator, whatever nomerges
+// says at the time: flipping nomerges under load then never strands a
+// request on the hash, because removal checks onHash, not the setting.
+
+const plugFlushBytes = 128 << 10 // BLK_PLUG_FLUSH_SIZE
+
+// hashAdd puts a queued request on the back-merge hash.
+func (q *Queue) hashAdd(rq *Request) {
+	if !rq.Mergeable() || rq.onHash {
+		return
+	}
+	key := rq.End()
+	rq.hashNext = q.hash[key]
+	q.hash[key] = rq
+	rq.onHash = true
+}
+
+// hashDel takes rq off the hash; call it before rq's end sector changes.
+func (q *Queue) hashDel(rq *Request) {
+	if !rq.onHash {
+		return
+	}
+	key := rq.End()
+	p := q.hash[key]
+	if p == rq {
+		if rq.hashNext == nil {
+			delete(q.hash, key)
+		} else {
+			q.hash[key] = rq.hashNext
+		}
+	} else {
+		for p != nil && p.hashNext != rq {
+			p = p.hashNext
+		}
+		if p != nil {
+			p.hashNext = rq.hashNext
+		}
+	}
+	rq.hashNext = nil
+	rq.onHash = false
+}
+
+// hashFind returns a queued request of op ending at sector.
+func (q *Queue) hashFind(sector uint64, op Op) *Request {
+	for rq := q.hash[sector]; rq != nil; rq = rq.hashNext {
+		if rq.Op == op {
+			return rq
+		}
+	}
+	return nil
+}
+
+// bioMergeOK reports whether b may join rq (either end), size and flags
+// permitting.
+func (q *Queue) bioMergeOK(rq *Request, b *Bio) bool {
+	return rq.Mergeable() && rq.Op == b.Op && rq.Sectors+b.Sectors <= q.cfg.MaxSectors
+}
+
+// elvMerge tries the one-hit cache, the hash and the elevator's front
+// merge for b.
+func (q *Queue) elvMerge(b *Bio) bool {
+	if rq := q.lastMerge; rq != nil && rq.state == rqQueued && q.bioMergeOK(rq, b) && q.elv.AllowMerge(rq, b) {
+		if rq.End() == b.Sector {
+			q.backMerge(rq, b)
+			return true
+		}
+		if b.End() == rq.Sector {
+			q.frontMerge(rq, b)
+			return true
+		}
+	}
+	if q.cfg.NoMerges == 1 {
+		return false
+	}
+	if rq := q.hashFind(b.Sector, b.Op); rq != nil && q.bioMergeOK(rq, b) && q.elv.AllowMerge(rq, b) {
+		q.backMerge(rq, b)
+		return true
+	}
+	if rq := q.elv.FrontMerge(b.End(), b.Op); rq != nil && q.bioMergeOK(rq, b) && q.elv.AllowMerge(rq, b) {
+		q.frontMerge(rq, b)
+		return true
+	}
+	return false
+}
+
+// appendBio adds b at rq's end; prependBio at its start.
+func appendBio(rq *Request, b *Bio) {
+	rq.biotail.next = b
+	rq.biotail = b
+	rq.Sectors += b.Sectors
+	rq.NrBios++
+}
+
+func prependBio(rq *Request, b *Bio) {
+	b.next = rq.bios
+	rq.bios = b
+	rq.Sector = b.Sector
+	rq.Sectors += b.Sectors
+	rq.NrBios++
+}
+
+// backMerge adds b at the end of the queued rq, then tries to join rq with
+// the request that follows it.
+func (q *Queue) backMerge(rq *Request, b *Bio) {
+	q.hashDel(rq)
+	appendBio(rq, b)
+	q.emit(q.trace(ActBackMerge, b, rq))
+	q.elv.Merged(rq, false)
+	if next := q.elv.Latter(rq); next != nil && next.Sector == rq.End() && q.requestsMergeOK(rq, next) {
+		q.mergeRequests(rq, next)
+	}
+	q.hashAdd(rq)
+	q.lastMerge = rq
+}
+
+// frontMerge adds b at the start of the queued rq, then tries to join rq
+// with the request before it.
+func (q *Queue) frontMerge(rq *Request, b *Bio) {
+	prependBio(rq, b)
+	q.emit(q.trace(ActFrontMerge, b, rq))
+	q.elv.Merged(rq, true)
+	if prev := q.elv.Former(rq); prev != nil && prev.End() == rq.Sector && q.requestsMergeOK(prev, rq) {
+		q.hashDel(prev)
+		q.mergeRequests(prev, rq)
+		q.hashAdd(prev)
+		rq = prev
+	}
+	q.lastMerge = rq
+}
+
+func (q *Queue) requestsMergeOK(rq, next *Request) bool {
+	return rq.state == rqQueued && next.state == rqQueued && rq.Mergeable() && next.Mergeable() &&
+		rq.Op == next.Op && rq.Sectors+next.Sectors <= q.cfg.MaxSectors
+}
+
+// mergeRequests moves next's bios to the end of rq (rq.End() ==
+// next.Sector; rq is off the hash) and frees next.
+func (q *Queue) mergeRequests(rq, next *Request) {
+	q.hashDel(next)
+	q.elv.MergedRequests(rq, next)
+	rq.biotail.next = next.bios
+	rq.biotail = next.biotail
+	rq.Sectors += next.Sectors
+	rq.NrBios += next.NrBios
+	if q.lastMerge == next {
+		q.lastMerge = nil
+	}
+	q.freeRequest(next)
+}

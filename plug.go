@@ -1,0 +1,94 @@
+package blkq
+
+// Plugging: a task that is about to submit several bios opens a plug; the
+// requests it allocates collect on the task's plug list, where the next bio
+// can merge with the last request cheaply, and go to the elevator together
+// when the plug is flushed: on Finish, when PlugLimit requests have
+// collected (BLK_MAX_REQUEST_COUNT, 32), when the last request reached
+// 128 KiB (BLK_PLUG_FLUSH_SIZE, only while merging is on), or when the task
+// goes to sleep for a request.
+
+// plugList is a task's plug.
+type plugList struct {
+	active int // nesting depth of Plug calls
+	rqs    []*Request
+}
+
+// Plug opens (or nests) a plug for task t (blk_start_plug).
+func (q *Queue) Plug(t *Task) {
+	q.mu.Lock()
+	t.plug.active++
+	q.mu.Unlock()
+}
+
+// Finish closes t's plug (blk_finish_plug); the outermost Finish flushes
+// the plugged requests into the elevator.
+func (q *Queue) Finish(t *Task) {
+	q.mu.Lock()
+	if t.plug.active > 0 {
+		t.plug.active--
+	}
+	if t.plug.active == 0 {
+		q.flushPlug(t)
+	}
+	q.unlock()
+}
+
+// addToPlug puts a new request on t's plug, flushing first if the plug is
+// full.
+func (q *Queue) addToPlug(t *Task, rq *Request) {
+	p := &t.plug
+	if n := len(p.rqs); n > 0 {
+		if n >= q.cfg.PlugLimit || (q.cfg.NoMerges != 2 && p.rqs[n-1].Bytes() >= plugFlushBytes) {
+			q.flushPlug(t)
+		}
+	}
+	if len(p.rqs) == 0 {
+		e := q.trace(ActPlug, nil, nil)
+		e.PID = t.PID
+		q.emit(e)
+	}
+	rq.state = rqPlugged
+	p.rqs = append(p.rqs, rq)
+}
+
+// plugMerge tries to merge b with the request t plugged last.
+func (q *Queue) plugMerge(t *Task, b *Bio) bool {
+	n := len(t.plug.rqs)
+	if n == 0 {
+		return false
+	}
+	rq := t.plug.rqs[n-1]
+	if !q.bioMergeOK(rq, b) {
+		return false
+	}
+	switch {
+	case rq.End() == b.Sector:
+		appendBio(rq, b)
+		q.emit(q.trace(ActBackMerge, b, rq))
+	case b.End() == rq.Sector:
+		prependBio(rq, b)
+		q.emit(q.trace(ActFrontMerge, b, rq))
+	default:
+		return false
+	}
+	return true
+}
+
+// flushPlug inserts t's plugged requests into the elevator (U, then an I
+// for each) and runs the queue.
+func (q *Queue) flushPlug(t *Task) {
+	p := &t.plug
+	if len(p.rqs) == 0 {
+		return
+	}
+	e := q.trace(ActUnplug, nil, nil)
+	e.PID, e.Depth = t.PID, len(p.rqs)
+	q.emit(e)
+	for i, rq := range p.rqs {
+		q.insert(rq)
+		p.rqs[i] = nil
+	}
+	p.rqs = p.rqs[:0]
+	q.run()
+}

@@ -1,0 +1,382 @@
+package blkq
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Config sets up a queue. The zero value of a field means Linux's default.
+type Config struct {
+	// Scheduler is the elevator's name ("none", "mq-deadline", ...).
+	// Default "mq-deadline" if registered (Linux's default for a
+	// single-queue device), else "none".
+	Scheduler string
+	// NrRequests is the request pool per direction (Linux default 128,
+	// BLKDEV_MAX_RQ; minimum 4).
+	NrRequests int
+	// Alloc is the request-allocation policy (default AllocFair).
+	Alloc AllocPolicy
+	// NoMerges is the nomerges tunable: 0 all merges, 1 one-hit cache
+	// only, 2 none (Linux default 0).
+	NoMerges int
+	// MaxSectors is the largest request in sectors (Linux default 2560,
+	// 1280 KiB: BLK_DEF_MAX_SECTORS).
+	MaxSectors uint32
+	// ReadAheadKB is read_ahead_kb (Linux default 128 KiB); the queue
+	// only stores it for the layers above.
+	ReadAheadKB int
+	// PlugLimit is the request count at which a plug flushes (Linux 32,
+	// BLK_MAX_REQUEST_COUNT).
+	PlugLimit int
+}
+
+// Linux defaults.
+const (
+	DefaultNrRequests  = 128
+	MinNrRequests      = 4
+	MaxNrRequests      = 2048 // MAX_SCHED_RQ
+	DefaultMaxSectors  = 2560
+	DefaultReadAheadKB = 128
+	DefaultPlugLimit   = 32
+)
+
+func (c *Config) fill() {
+	if c.Scheduler == "" {
+		c.Scheduler = "none"
+		for _, n := range Elevators() {
+			if n == "mq-deadline" {
+				c.Scheduler = n
+			}
+		}
+	}
+	if c.NrRequests == 0 {
+		c.NrRequests = DefaultNrRequests
+	}
+	c.NrRequests = max(c.NrRequests, MinNrRequests)
+	if c.Alloc.Name == "" {
+		c.Alloc = AllocFair
+	}
+	if c.MaxSectors == 0 {
+		c.MaxSectors = DefaultMaxSectors
+	}
+	if c.ReadAheadKB == 0 {
+		c.ReadAheadKB = DefaultReadAheadKB
+	}
+	if c.PlugLimit == 0 {
+		c.PlugLimit = DefaultPlugLimit
+	}
+}
+
+// Errors a bio can end with.
+var (
+	// ErrReadAheadDropped ends a read-ahead bio that found the request
+	// pool under pressure (Linux fails READA rather than sleep).
+	ErrReadAheadDropped = errors.New("blkq: read-ahead dropped: no free request")
+	// ErrBeyondEnd ends a bio that reaches past the device's capacity.
+	ErrBeyondEnd = errors.New("blkq: access beyond end of device")
+	// ErrBadBio ends a malformed bio (zero length read/write, bad op).
+	ErrBadBio = errors.New("blkq: malformed bio")
+	// ErrTaskAsleep ends a bio submitted by a task that is asleep.
+	ErrTaskAsleep = errors.New("blkq: submit from a sleeping task")
+	// ErrClosed ends a bio submitted after Close.
+	ErrClosed = errors.New("blkq: queue closed")
+)
+
+// A Queue is one device's request queue: merging, request allocation, the
+// elevator, dispatch at the device's queue depth, and completion.
+//
+// All methods are safe for concurrent use. Internally one mutex guards the
+// state; every walk under it is bounded (plug ≤ PlugLimit, merge lookups
+// O(1) or O(log n)), and callbacks (EndIO, Task.Wake, timers) run after it
+// is released.
+type Queue struct {
+	mu  sync.Mutex
+	clk Clock
+	dev Device
+	cfg Config
+
+	alloc     allocator
+	elv       Elevator
+	hash      map[uint64]*Request // back-merge hash, keyed by end sector
+	lastMerge *Request            // one-hit cache
+	inflight  int                 // issued to the device
+	tracers   []Tracer
+	ev        Event // scratch event, reused under the lock
+	closed    bool
+
+	pending []deferred // callbacks to run after unlock
+	wakebuf []*waiter
+}
+
+// deferred is a callback to run outside the lock: a bio's end_io or a
+// task's wake-up.
+type deferred struct {
+	bio *Bio
+	err error
+	w   *waiter
+}
+
+// New makes a queue in front of dev, driven by clk.
+func New(dev Device, clk Clock, cfg Config) (*Queue, error) {
+	cfg.fill()
+	if cfg.NoMerges < 0 || cfg.NoMerges > 2 {
+		return nil, fmt.Errorf("blkq: nomerges %d: want 0, 1 or 2", cfg.NoMerges)
+	}
+	if cfg.NrRequests > MaxNrRequests {
+		return nil, fmt.Errorf("blkq: nr_requests %d: at most %d", cfg.NrRequests, MaxNrRequests)
+	}
+	elv, err := newElevator(cfg.Scheduler, clk)
+	if err != nil {
+		return nil, err
+	}
+	q := &Queue{clk: clk, dev: dev, cfg: cfg, elv: elv, hash: make(map[uint64]*Request)}
+	q.alloc.init(cfg.Alloc, cfg.NrRequests)
+	dev.Attach(q.complete)
+	return q, nil
+}
+
+// Device returns the device the queue serves.
+func (q *Queue) Device() Device { return q.dev }
+
+// Clock returns the queue's clock.
+func (q *Queue) Clock() Clock { return q.clk }
+
+// AddTracer adds a consumer of the event stream.
+func (q *Queue) AddTracer(t Tracer) {
+	q.mu.Lock()
+	q.tracers = append(q.tracers, t)
+	q.mu.Unlock()
+}
+
+// unlock releases the lock and runs what was deferred under it: end_io
+// callbacks first, then wake-ups, in the order they were queued.
+func (q *Queue) unlock() {
+	if len(q.pending) == 0 {
+		q.mu.Unlock()
+		return
+	}
+	run := q.pending
+	q.pending = nil
+	q.mu.Unlock()
+	for i := range run {
+		d := &run[i]
+		if d.w != nil {
+			q.wake(d.w)
+		} else if d.bio.EndIO != nil {
+			d.bio.EndIO(d.bio, d.err)
+		}
+	}
+}
+
+func (q *Queue) endBio(b *Bio, err error) {
+	b.next = nil
+	q.pending = append(q.pending, deferred{bio: b, err: err})
+}
+
+// trace emits one event to every tracer.
+func (q *Queue) trace(a Action, b *Bio, rq *Request) *Event {
+	e := &q.ev
+	*e = Event{Time: q.clk.Now(), Action: a, Bio: b, Rq: rq}
+	switch {
+	case b != nil:
+		e.Op, e.Flags, e.Sector, e.Sectors = b.Op, b.Flags, b.Sector, b.Sectors
+		if b.task != nil {
+			e.PID = b.task.PID
+		}
+	case rq != nil:
+		e.Op, e.Flags, e.Sector, e.Sectors = rq.Op, rq.Flags, rq.Sector, rq.Sectors
+		if rq.Task != nil {
+			e.PID = rq.Task.PID
+		}
+	}
+	return e
+}
+
+func (q *Queue) emit(e *Event) {
+	for _, t := range q.tracers {
+		t.Trace(e)
+	}
+}
+
+// Submit queues bio b on behalf of task t. It returns true if the task may
+// go on submitting, false if the task is now asleep waiting for a request:
+// then b is parked with t, and t.Wake will be called when t may run again.
+// Either way b ends exactly once through b.EndIO.
+func (q *Queue) Submit(t *Task, b *Bio) bool {
+	q.mu.Lock()
+	ok := q.submitLocked(t, b)
+	q.unlock()
+	return ok
+}
+
+func (q *Queue) submitLocked(t *Task, b *Bio) bool {
+	b.task, b.next = t, nil
+	b.Queued = q.clk.Now()
+	switch {
+	case q.closed:
+		q.endBio(b, ErrClosed)
+		return true
+	case t.waiting != nil:
+		q.endBio(b, ErrTaskAsleep)
+		return true
+	case b.Op >= nrOps || (b.Sectors == 0 && b.Op != OpFlush):
+		q.endBio(b, fmt.Errorf("%w: %v of %d sectors at %d", ErrBadBio, b.Op, b.Sectors, b.Sector))
+		return true
+	case b.End() > q.dev.Capacity():
+		q.endBio(b, fmt.Errorf("%w: %v sectors %d+%d, capacity %d", ErrBeyondEnd, b.Op, b.Sector, b.Sectors, q.dev.Capacity()))
+		return true
+	}
+	q.emit(q.trace(ActQueue, b, nil))
+	if q.cfg.NoMerges != 2 && b.mergeable() {
+		if q.plugMerge(t, b) || q.elvMerge(b) {
+			return true
+		}
+	}
+	return q.getRequest(t, b)
+}
+
+// getRequest allocates a request for b or puts t to sleep.
+func (q *Queue) getRequest(t *Task, b *Bio) bool {
+	d := b.Op.Dir()
+	if b.Flags&FlagReadAhead != 0 && q.alloc.readAheadFails(d) {
+		t.stats.Dropped++
+		q.endBio(b, ErrReadAheadDropped)
+		return true
+	}
+	rq := q.alloc.take(d)
+	if rq == nil {
+		q.sleep(t, &waiter{task: t, bio: b, dir: d, sleptAt: q.clk.Now()})
+		return false
+	}
+	q.startRequest(t, b, rq, 0)
+	return true
+}
+
+// sleep parks w on its wait queue. The task's plug is flushed first, as
+// Linux does on schedule(): a sleeper must not hold requests back.
+func (q *Queue) sleep(t *Task, w *waiter) {
+	q.flushPlug(t)
+	t.waiting = w
+	q.alloc.queueFor(w.dir).push(w)
+	q.sleepAgain(w)
+}
+
+// sleepAgain records one more S for a waiter already on its queue.
+func (q *Queue) sleepAgain(w *waiter) {
+	w.woken = false
+	w.task.stats.Sleeps++
+	q.emit(q.trace(ActSleepRq, w.bio, nil))
+}
+
+// wake hands a woken waiter to its task (outside the lock).
+func (q *Queue) wake(w *waiter) {
+	resume := func() { q.resume(w) }
+	if w.task.Wake != nil {
+		w.task.Wake(resume)
+	} else {
+		resume()
+	}
+}
+
+// resume runs a woken task: it retries the allocation for its parked bio.
+func (q *Queue) resume(w *waiter) {
+	q.mu.Lock()
+	defer q.unlock()
+	if !q.alloc.mayRetry(w.dir) {
+		q.sleepAgain(w)
+		return
+	}
+	rq := q.alloc.take(w.dir)
+	if rq == nil {
+		q.sleepAgain(w)
+		return
+	}
+	t := w.task
+	q.alloc.queueFor(w.dir).remove(w)
+	t.waiting = nil
+	wait := q.clk.Now() - w.sleptAt
+	t.stats.Waits++
+	t.stats.WaitTotal += wait
+	t.stats.WaitMax = max(t.stats.WaitMax, wait)
+	q.startRequest(t, w.bio, rq, wait)
+}
+
+// startRequest turns the allocated rq into a request for bio b and sends
+// it on: to the task's plug, or straight into the elevator.
+func (q *Queue) startRequest(t *Task, b *Bio, rq *Request, wait Time) {
+	now := q.clk.Now()
+	*rq = Request{Op: b.Op, Flags: b.Flags, Sector: b.Sector, Sectors: b.Sectors, NrBios: 1,
+		Task: t, Alloc: now, bios: b, biotail: b}
+	e := q.trace(ActGetRq, b, rq)
+	e.Wait = wait
+	q.emit(e)
+	if t.plug.active > 0 && b.Op != OpFlush {
+		q.addToPlug(t, rq)
+		return
+	}
+	q.insert(rq)
+	q.run()
+}
+
+// insert puts rq into the elevator (I) and the back-merge hash.
+func (q *Queue) insert(rq *Request) {
+	rq.state = rqQueued
+	rq.Insert = q.clk.Now()
+	q.emit(q.trace(ActInsert, nil, rq))
+	q.elv.Insert(rq, rq.Op == OpFlush, rq.Insert)
+	q.hashAdd(rq)
+	if q.lastMerge == nil && rq.Mergeable() {
+		q.lastMerge = rq
+	}
+}
+
+// run dispatches requests while the device has room.
+func (q *Queue) run() {
+	depth := q.dev.Depth()
+	for q.inflight < depth {
+		rq := q.elv.Dispatch(q.clk.Now())
+		if rq == nil {
+			return
+		}
+		q.hashDel(rq)
+		if q.lastMerge == rq {
+			q.lastMerge = nil
+		}
+		rq.state = rqInFlight
+		rq.Issue = q.clk.Now()
+		q.inflight++
+		e := q.trace(ActIssue, nil, rq)
+		e.Depth = q.inflight
+		q.emit(e)
+		q.dev.Issue(rq)
+	}
+}
+
+// complete is the device's completion callback: it ends every bio of rq,
+// frees rq (waking sleepers) and dispatches more.
+func (q *Queue) complete(rq *Request, err error) {
+	q.mu.Lock()
+	q.inflight--
+	e := q.trace(ActComplete, nil, rq)
+	e.Err = err
+	q.emit(e)
+	for b := rq.bios; b != nil; {
+		next := b.next
+		q.endBio(b, err)
+		b = next
+	}
+	q.freeRequest(rq)
+	q.run()
+	q.unlock()
+}
+
+// freeRequest returns rq to the pool and queues the wake-ups it causes.
+func (q *Queue) freeRequest(rq *Request) {
+	d := rq.Op.Dir()
+	q.wakebuf = q.alloc.put(rq, d, q.wakebuf[:0])
+	for _, w := range q.wakebuf {
+		w.task.stats.Wakeups++
+		q.pending = append(q.pending, deferred{w: w})
+	}
+}

@@ -1,0 +1,72 @@
+package blkq
+
+// A Request is what the elevator sorts and the device serves: one or more
+// bios on contiguous sectors with the same op, built by merging. Requests
+// come from a fixed pool (nr_requests per direction); a submitter that finds
+// the pool empty sleeps (see alloc.go).
+//
+// Fields after the exported block belong to the queue; the Elv* fields belong
+// to the elevator the request is queued in.
+type Request struct {
+	Op      Op
+	Flags   Flags
+	Sector  uint64 // first sector
+	Sectors uint32 // length in sectors
+	NrBios  int    // bios carried
+
+	Task *Task // the task that allocated it (for tracing)
+
+	Alloc  Time // G: request allocated
+	Insert Time // I: inserted into the elevator
+	Issue  Time // D: issued to the device
+
+	// FifoTime is the deadline an elevator gives the request
+	// (mq-deadline: insert time + read_expire or write_expire).
+	FifoTime Time
+	// ElvPrev and ElvNext link the request into one of its elevator's lists.
+	ElvPrev, ElvNext *Request
+	// ElvSeq is an elevator's per-request counter (the 2.4 linus elevator's
+	// passover budget, elevator_sequence).
+	ElvSeq int
+	// ElvIndex is an elevator's per-request index (e.g. a sort position).
+	ElvIndex int
+
+	bios, biotail *Bio
+	hashNext      *Request // chain in the back-merge hash
+	onHash        bool
+	state         rqState
+}
+
+type rqState uint8
+
+const (
+	rqFree     rqState = iota
+	rqPlugged          // on a task's plug list
+	rqQueued           // in the elevator
+	rqInFlight         // issued to the device
+)
+
+// End returns the sector just past the request.
+func (r *Request) End() uint64 { return r.Sector + uint64(r.Sectors) }
+
+// Bytes returns the request's length in bytes.
+func (r *Request) Bytes() int64 { return int64(r.Sectors) << SectorShift }
+
+// Bios calls f for each bio in the request, in sector order.
+func (r *Request) Bios(f func(*Bio)) {
+	for b := r.bios; b != nil; b = b.next {
+		f(b)
+	}
+}
+
+// FirstBio returns the bio at the request's start sector.
+func (r *Request) FirstBio() *Bio { return r.bios }
+
+// Mergeable reports whether anything may ever merge into the request.
+func (r *Request) Mergeable() bool {
+	return r.Flags&noMergeFlags == 0 && (r.Op == OpRead || r.Op == OpWrite || r.Op == OpDiscard)
+}
+
+func (r *Request) reset() {
+	*r = Request{}
+}

@@ -1,0 +1,45 @@
+package blkq
+
+// A Task is a submitter: a process in Linux terms, a fio job clone, a
+// goroutine calling ReadAt. Request allocation, plugging and the trace's
+// pid and process name are per task.
+//
+// A task that must sleep for a request stops: Submit returns false and the
+// bio stays parked with the task. When the task may go on, the queue calls
+// Wake (outside its lock) with a resume function; the task calls resume when
+// it runs again (a simulated scheduler may delay that), which retries the
+// allocation and, once it has a request, queues the parked bio. Until then
+// the task must not submit.
+type Task struct {
+	PID  int
+	Name string
+
+	// Wake is called when the sleeping task may run again; the task must
+	// call resume exactly once. If nil, resume is called at once.
+	Wake func(resume func())
+
+	// Counters kept by the queue, under its lock; read them with
+	// Queue.TaskStats.
+	stats TaskStats
+
+	plug    plugList
+	waiting *waiter // the allocation this task sleeps in, if any
+}
+
+// TaskStats counts a task's request-allocation waits.
+type TaskStats struct {
+	Sleeps    int64 // S events: times the task went to sleep for a request
+	Wakeups   int64 // times the task was woken (context switches in 2002's counts)
+	Waits     int64 // allocations that had to sleep at least once
+	WaitTotal Time  // ns asleep, summed over allocations (S2G)
+	WaitMax   Time  // longest single allocation wait, ns
+	Dropped   int64 // read-ahead bios failed at once under pressure
+}
+
+// NewTask returns a task with the given pid and name.
+func NewTask(pid int, name string) *Task {
+	return &Task{PID: pid, Name: name}
+}
+
+// Asleep reports whether the task is waiting for a request.
+func (t *Task) Asleep() bool { return t.waiting != nil }
