@@ -66,6 +66,7 @@ func New(name string) *Deadline {
 		writesStarved: DefaultWritesStarved,
 		fifoBatch:     DefaultFifoBatch,
 		frontMerges:   DefaultFrontMerges,
+		lastDir:       blkq.DirWrite, // as Linux starts: the first dispatch looks for a write batch to continue
 	}
 }
 

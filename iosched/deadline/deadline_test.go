@@ -1,0 +1,143 @@
+package deadline
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"blkq"
+)
+
+func rq(op blkq.Op, sector uint64) *blkq.Request {
+	return &blkq.Request{Op: op, Sector: sector, Sectors: 8}
+}
+
+func ms(n int) blkq.Time { return blkq.Time(time.Duration(n) * time.Millisecond) }
+
+func name(r *blkq.Request) string {
+	if r == nil {
+		return "nil"
+	}
+	l := "R"
+	if r.Op == blkq.OpWrite {
+		l = "W"
+	}
+	return fmt.Sprintf("%s%d", l, r.Sector)
+}
+
+// TestExpiredFIFOHeadStartsTheBatch: with fifo_batch 1, every dispatch
+// starts a batch; a batch starts at the next request in sector order unless
+// the FIFO head's deadline (insert + read_expire 500 ms) has passed.
+func TestExpiredFIFOHeadStartsTheBatch(t *testing.T) {
+	d := New("mq-deadline")
+	d.SetAttr("fifo_batch", "1")
+	d.Insert(rq(blkq.OpRead, 5000), false, ms(0)) // deadline 500 ms
+	d.Insert(rq(blkq.OpRead, 1000), false, ms(10))
+	d.Insert(rq(blkq.OpRead, 2000), false, ms(20))
+	d.Insert(rq(blkq.OpRead, 3000), false, ms(30))
+	var got []string
+	for _, now := range []int{100, 200, 500, 700} {
+		got = append(got, name(d.Dispatch(ms(now))))
+	}
+	// 100 ms: nothing expired, next from sector 0 is 1000. 200 ms: 2000.
+	// 500 ms: the head (5000, deadline 500 ms) has expired: it goes before
+	// 3000. 700 ms: nothing lies beyond 5008, so the FIFO head, 3000.
+	if want := "R1000 R2000 R5000 R3000"; strings.Join(got, " ") != want {
+		t.Fatalf("dispatch order %v, want %s", got, want)
+	}
+	if d.Len() != 0 || d.Dispatch(ms(800)) != nil {
+		t.Fatal("requests left over")
+	}
+}
+
+// TestExpiryOneMsEarlierDoesNotCount pins the boundary: expired means
+// now >= insert + read_expire.
+func TestExpiryBoundary(t *testing.T) {
+	for _, c := range []struct {
+		now  int
+		want string
+	}{{499, "R1000"}, {500, "R5000"}} {
+		d := New("mq-deadline")
+		d.Insert(rq(blkq.OpRead, 5000), false, 0)
+		d.Insert(rq(blkq.OpRead, 1000), false, 0)
+		if got := name(d.Dispatch(ms(c.now))); got != c.want {
+			t.Errorf("at %d ms dispatched %s, want %s", c.now, got, c.want)
+		}
+	}
+}
+
+// TestWritesStarved: with reads and writes queued and fifo_batch 1, reads
+// are preferred for writes_starved (2) batches, then a write batch runs.
+func TestWritesStarved(t *testing.T) {
+	d := New("mq-deadline")
+	d.SetAttr("fifo_batch", "1")
+	for i := range 6 {
+		d.Insert(rq(blkq.OpRead, uint64(1000+i*100)), false, 0)
+	}
+	for i := range 3 {
+		d.Insert(rq(blkq.OpWrite, uint64(9000+i*100)), false, 0)
+	}
+	var got []string
+	for range 9 {
+		got = append(got, name(d.Dispatch(0))[:1])
+	}
+	// A new queue starts as if a write batch were under way (Linux sets
+	// last_dir to WRITE), so the first dispatch continues it.
+	if want := "WRRWRRWRR"; strings.Join(got, "") != want {
+		t.Fatalf("directions %s, want %s", strings.Join(got, ""), want)
+	}
+	// writes_starved 0: writes go at every batch change when both wait.
+	d = New("mq-deadline")
+	d.SetAttr("fifo_batch", "1")
+	d.SetAttr("writes_starved", "0")
+	for i := range 2 {
+		d.Insert(rq(blkq.OpRead, uint64(1000+i*100)), false, 0)
+		d.Insert(rq(blkq.OpWrite, uint64(9000+i*100)), false, 0)
+	}
+	got = got[:0]
+	for range 4 {
+		got = append(got, name(d.Dispatch(0))[:1])
+	}
+	if want := "WWRR"; strings.Join(got, "") != want {
+		t.Fatalf("writes_starved=0: %s, want %s", strings.Join(got, ""), want)
+	}
+}
+
+// TestBatchRunsInSectorOrderUpToFifoBatch: a batch continues in ascending
+// sector order, ignoring deadlines, for fifo_batch requests.
+func TestBatchRunsInSectorOrderUpToFifoBatch(t *testing.T) {
+	d := New("mq-deadline")
+	d.SetAttr("fifo_batch", "3")
+	for _, s := range []uint64{400, 100, 300, 200, 500} {
+		d.Insert(rq(blkq.OpRead, s), false, 0)
+	}
+	d.Insert(rq(blkq.OpWrite, 50), false, 0)
+	var got []string
+	for range 6 {
+		got = append(got, name(d.Dispatch(ms(10000))))
+	}
+	// Everything has expired at 10 s. The initial write "batch" takes W50.
+	// Batch 1 (reads): FIFO head 400 (the oldest read), then 500 in sector
+	// order; nothing beyond 508 ends the batch early. Batch 2: head 100,
+	// then 200 and 300.
+	if want := "W50 R400 R500 R100 R200 R300"; strings.Join(got, " ") != want {
+		t.Fatalf("got %v, want %s", got, want)
+	}
+}
+
+func TestAttrs(t *testing.T) {
+	d := New("mq-deadline")
+	want := map[string]string{"read_expire": "500", "write_expire": "5000", "writes_starved": "2", "fifo_batch": "16", "front_merges": "1"}
+	for k, v := range want {
+		if got, err := d.Attr(k); err != nil || got != v {
+			t.Errorf("%s = %q, %v; want %q (Linux default)", k, got, err, v)
+		}
+	}
+	if err := d.SetAttr("read_expire", "-1"); err == nil {
+		t.Error("negative read_expire accepted")
+	}
+	if err := d.SetAttr("bogus", "1"); err == nil {
+		t.Error("unknown attribute accepted")
+	}
+}
