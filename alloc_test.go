@@ -145,7 +145,7 @@ func TestFairReadAheadFailsBelowBatch(t *testing.T) {
 	h.dev.completeOne() // free 1 < batch 2
 	ra := h.bio(OpRead, 7777, 8)
 	ra.Flags = FlagReadAhead
-	if !h.q.Submit(a, ra) {
+	if !h.q.Enqueue(a, ra) {
 		t.Fatal("a read-ahead allocation slept")
 	}
 	h.clk.run()
@@ -158,7 +158,7 @@ func TestFairReadAheadFailsBelowBatch(t *testing.T) {
 	h.dev.completeOne() // free 2 = batch: read-ahead allowed
 	ra2 := h.bio(OpRead, 8888, 8)
 	ra2.Flags = FlagReadAhead
-	h.q.Submit(a, ra2)
+	h.q.Enqueue(a, ra2)
 	drain(h)
 	h.finish()
 	if h.errs[ra2] != nil {
@@ -171,7 +171,7 @@ func TestLegacyReadAheadFailsOnlyWhenEmpty(t *testing.T) {
 	h.dev.completeOne() // free 1 < batch, but not empty
 	ra := h.bio(OpRead, 7777, 8)
 	ra.Flags = FlagReadAhead
-	h.q.Submit(a, ra)
+	h.q.Enqueue(a, ra)
 	drain(h)
 	h.finish()
 	if h.errs[ra] != nil {

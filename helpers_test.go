@@ -171,7 +171,7 @@ func (h *harness) bio(op Op, sector uint64, sectors uint32) *Bio {
 // submit submits a bio and reports whether the task stayed awake.
 func (h *harness) submit(t *Task, op Op, sector uint64, sectors uint32) (*Bio, bool) {
 	b := h.bio(op, sector, sectors)
-	return b, h.q.Submit(t, b)
+	return b, h.q.Enqueue(t, b)
 }
 
 // finish runs the clock dry and checks the invariants: every bio ended

@@ -70,7 +70,7 @@ func TestMergeRespectsMaxSectorsAndOp(t *testing.T) {
 	}
 	fua := h.bio(OpWrite, 116, 8)
 	fua.Flags = FlagFUA
-	h.q.Submit(a, fua)
+	h.q.Enqueue(a, fua)
 	if h.rec.count[ActBackMerge] != 1 {
 		t.Fatal("a FUA write merged")
 	}

@@ -199,11 +199,11 @@ func (q *Queue) emit(e *Event) {
 	}
 }
 
-// Submit queues bio b on behalf of task t. It returns true if the task may
+// Enqueue queues bio b on behalf of task t, without blocking. It returns true if the task may
 // go on submitting, false if the task is now asleep waiting for a request:
 // then b is parked with t, and t.Wake will be called when t may run again.
 // Either way b ends exactly once through b.EndIO.
-func (q *Queue) Submit(t *Task, b *Bio) bool {
+func (q *Queue) Enqueue(t *Task, b *Bio) bool {
 	q.mu.Lock()
 	ok := q.submitLocked(t, b)
 	q.unlock()

@@ -1,0 +1,175 @@
+package blkq
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync/atomic"
+)
+
+// The blocking API, for real goroutines: each call runs as its own task,
+// sleeps (blocks) when no request is free, and returns when its I/O is done.
+// It wraps the non-blocking core with one channel per waiter.
+
+var nextPID atomic.Int64
+
+// NewGoroutineTask returns a task whose Wake resumes it at once, for
+// callers that block on their own (as ReadAt does).
+func NewGoroutineTask(name string) *Task {
+	return &Task{PID: int(1<<20 + nextPID.Add(1)), Name: name}
+}
+
+// taskKey carries a caller's Task in a context.
+type taskKey struct{}
+
+// WithTask returns a context whose Submit calls run as task t, so they
+// share its plug and its allocation counters.
+func WithTask(ctx context.Context, t *Task) context.Context {
+	return context.WithValue(ctx, taskKey{}, t)
+}
+
+// Submit queues b and blocks while the submitter sleeps for a request, as
+// submit_bio does; it returns once b is queued. b.EndIO reports completion.
+// The task is the one in ctx (WithTask) or a new one. If ctx is done before
+// b is queued, Submit returns ctx.Err() and b still completes later
+// through EndIO (a bio cannot be taken back once submitted).
+func (q *Queue) Submit(ctx context.Context, b *Bio) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t, _ := ctx.Value(taskKey{}).(*Task)
+	if t == nil {
+		t = NewGoroutineTask("submit")
+	}
+	woken := make(chan struct{}, 1)
+	t.Wake = func(resume func()) {
+		resume()
+		if !t.Asleep() {
+			woken <- struct{}{}
+		}
+	}
+	if q.Enqueue(t, b) {
+		return nil
+	}
+	select {
+	case <-woken:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// ReadAt reads len(p) bytes at byte offset off through the queue
+// (io.ReaderAt). It is safe for concurrent use. I/O that is not a whole
+// number of 512-byte sectors is done through a bounce buffer. Reading past
+// the device's end returns the bytes before it and io.EOF.
+func (q *Queue) ReadAt(p []byte, off int64) (int, error) {
+	return q.rw(OpRead, p, off)
+}
+
+// WriteAt writes len(p) bytes at byte offset off through the queue
+// (io.WriterAt). Partial sectors are read, modified and written back, which
+// is not atomic against a concurrent write to the same sector.
+func (q *Queue) WriteAt(p []byte, off int64) (int, error) {
+	return q.rw(OpWrite, p, off)
+}
+
+// Flush makes earlier writes durable (a flush request: fdatasync on a
+// file device).
+func (q *Queue) Flush(ctx context.Context) error {
+	done := make(chan error, 1)
+	b := &Bio{Op: OpFlush, Flags: FlagSync, EndIO: func(_ *Bio, err error) { done <- err }}
+	if err := q.Submit(ctx, b); err != nil {
+		return err
+	}
+	return <-done
+}
+
+func (q *Queue) rw(op Op, p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("blkq: negative offset %d", off)
+	}
+	size := int64(q.dev.Capacity()) << SectorShift
+	if off >= size {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	n := int64(len(p))
+	var eof error
+	if off+n > size {
+		n = size - off
+		eof = io.EOF
+	}
+	start := off &^ (SectorSize - 1)
+	end := (off + n + SectorSize - 1) &^ (SectorSize - 1)
+	aligned := start == off && end == off+n && isAligned(p)
+	buf := p[:n]
+	if !aligned {
+		buf = alignedBuffer(int(end - start))
+		if op == OpWrite {
+			// Read the partial sectors at both ends first.
+			if _, err := q.io(OpRead, buf, start); err != nil {
+				return 0, err
+			}
+			copy(buf[off-start:], p[:n])
+		}
+	}
+	if _, err := q.io(op, buf, start); err != nil {
+		return 0, err
+	}
+	if !aligned && op == OpRead {
+		copy(p, buf[off-start:off-start+n])
+	}
+	return int(n), eof
+}
+
+// io submits buf (whole sectors) at byte offset off as bios of at most
+// max_sectors each, under a plug, and waits for all of them.
+func (q *Queue) io(op Op, buf []byte, off int64) (int, error) {
+	t := NewGoroutineTask("rw")
+	q.mu.Lock()
+	chunk := int(q.cfg.MaxSectors) << SectorShift
+	q.mu.Unlock()
+	nbios := (len(buf) + chunk - 1) / chunk
+	done := make(chan error, nbios)
+	ctx := WithTask(context.Background(), t)
+	q.Plug(t)
+	for i := 0; i < len(buf); i += chunk {
+		part := buf[i:min(i+chunk, len(buf))]
+		b := &Bio{Op: op, Sector: uint64(off+int64(i)) >> SectorShift, Sectors: uint32(len(part) >> SectorShift),
+			Buf: part, Flags: FlagSync, EndIO: func(_ *Bio, err error) { done <- err }}
+		q.Submit(ctx, b)
+	}
+	q.Finish(t)
+	var first error
+	for range nbios {
+		if err := <-done; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return 0, first
+	}
+	return len(buf), nil
+}
+
+// Alignment of buffers for O_DIRECT devices.
+const bufAlign = 4096
+
+func isAligned(p []byte) bool {
+	if len(p) == 0 {
+		return true
+	}
+	return uintptrOf(p)%bufAlign == 0
+}
+
+func alignedBuffer(n int) []byte {
+	b := make([]byte, n+bufAlign)
+	a := int(uintptrOf(b) % bufAlign)
+	if a != 0 {
+		a = bufAlign - a
+	}
+	return b[a : a+n : a+n]
+}
