@@ -4,7 +4,7 @@ package blkq
 // The queue issues at most Depth requests at a time and the device reports
 // each completion exactly once through the function passed to Attach.
 type Device interface {
-	// Name is the device's name in reports ("sim-hdd", "null", a path).
+	// Name is the device's name in reports ("sim:hdd", "null", a path).
 	Name() string
 	// Capacity is the device's size in 512-byte sectors.
 	Capacity() uint64

@@ -1,0 +1,127 @@
+package device
+
+import (
+	"sync"
+
+	"blkq"
+)
+
+// poster is a clock that can run a function on its event loop at the
+// current time: the simulator's sim.Loop.
+type poster interface{ Post(f func()) }
+
+// Null is a device that does nothing and completes every request without
+// error (like Linux's null_blk): it measures the request layer's own cost.
+//
+// On a simulated clock (one with a Post method, such as *sim.Loop) each
+// request completes on the loop at the time it was issued, in issue order.
+// On any other clock, Depth worker goroutines complete the requests.
+type Null struct {
+	capacity uint64
+	depth    int
+	complete func(*blkq.Request, error)
+
+	// On a simulated clock.
+	loop  poster
+	fifo  []*blkq.Request // issued, completion posted, in issue order
+	first int             // index of the oldest in fifo
+	fire  func()          // n.fireNext, bound once
+
+	// On a real clock.
+	ch     chan *blkq.Request
+	wg     sync.WaitGroup
+	mu     sync.RWMutex // Close against Issue
+	closed bool
+}
+
+// NewNull returns a null device of capacity 512-byte sectors that accepts
+// depth requests at once (depth < 1 counts as 1) and completes them on clk:
+// through clk's Post method if it has one, otherwise on depth goroutines.
+func NewNull(clk blkq.Clock, capacity uint64, depth int) *Null {
+	n := &Null{capacity: capacity, depth: max(depth, 1)}
+	if p, ok := clk.(poster); ok {
+		n.loop = p
+		n.fire = n.fireNext
+		return n
+	}
+	n.ch = make(chan *blkq.Request, n.depth)
+	n.wg.Add(n.depth)
+	for range n.depth {
+		go func() {
+			defer n.wg.Done()
+			for rq := range n.ch {
+				n.complete(rq, nil)
+			}
+		}()
+	}
+	return n
+}
+
+// Name returns "null".
+func (n *Null) Name() string { return "null" }
+
+// Capacity returns the device's size in 512-byte sectors.
+func (n *Null) Capacity() uint64 { return n.capacity }
+
+// Depth returns the number of requests the device accepts at once.
+func (n *Null) Depth() int { return n.depth }
+
+// Attach sets the function called for each completed request.
+func (n *Null) Attach(complete func(rq *blkq.Request, err error)) { n.complete = complete }
+
+// Issue accepts rq; it completes later, on the loop or a worker. On a real
+// clock Issue never blocks as long as no more than Depth requests are in
+// flight, which the queue guarantees.
+func (n *Null) Issue(rq *blkq.Request) {
+	if n.loop != nil {
+		n.fifo = append(n.fifo, rq)
+		n.loop.Post(n.fire)
+		return
+	}
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	if n.closed {
+		go n.complete(rq, ErrClosed)
+		return
+	}
+	n.ch <- rq
+}
+
+// fireNext completes the oldest request issued on a simulated clock. Posts
+// run in the order they were made, so this is the request whose Issue
+// posted this call.
+func (n *Null) fireNext() {
+	rq := n.fifo[n.first]
+	n.fifo[n.first] = nil
+	n.first++
+	switch {
+	case n.first == len(n.fifo):
+		n.fifo, n.first = n.fifo[:0], 0
+	case n.first >= 16 && n.first*2 >= len(n.fifo):
+		// A steady stream never empties the queue: move the live part
+		// down so the slice does not grow without bound.
+		m := copy(n.fifo, n.fifo[n.first:])
+		clear(n.fifo[m:])
+		n.fifo, n.first = n.fifo[:m], 0
+	}
+	n.complete(rq, nil)
+}
+
+// Close stops the workers once the requests in flight have completed. On a
+// simulated clock it does nothing: pending completions run with the loop.
+// Requests issued after Close complete with ErrClosed.
+func (n *Null) Close() error {
+	if n.loop != nil {
+		return nil
+	}
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return nil
+	}
+	n.closed = true
+	close(n.ch)
+	n.mu.Unlock()
+	n.wg.Wait()
+	return nil
+}

@@ -1,0 +1,21 @@
+// Package report turns plain run statistics into fio-compatible reports.
+//
+// The package knows nothing about the request layer: a runner fills a [Run]
+// (jobs, their per-direction statistics, disks) and calls [WriteNormal] for
+// fio 3.33's human output or [WriteJSON] for its --output-format=json, each
+// extended with blkq's own measurements (request allocation waits, merges,
+// Jain's fairness index of per-group throughput).
+//
+// Layout and number formatting follow the output of fio 3.33 as observed
+// (see shared/reference/formats.md §1.3 and corpus/samples); the code is
+// written from that observed output, not from fio's sources.
+//
+// Units, unless a name says otherwise: latencies and runtimes are recorded in
+// nanoseconds; the reports print them the way fio does (msec runtimes,
+// nsec/usec/msec latencies chosen adaptively); bandwidth samples are KiB/s,
+// IOPS samples operations/s; byte counts are bytes.
+//
+// Nothing in this package reads the wall clock: the only time fields of a
+// report are [Run.Timestamp], [Run.TimestampMs] and [Run.Time]. The same Run
+// always produces byte-identical output.
+package report

@@ -1,0 +1,369 @@
+package report
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// jsonEta is the value fio prints for "eta" once a job has finished.
+const jsonEta = 2147483647
+
+// WriteJSON writes r as fio 3.33's --output-format=json, with fio's key
+// order and layout (two-space indent, `"key" : value`, floats with six
+// decimals), plus blkq's extras:
+//
+//   - per job, after fio's keys, a "blkq" object when [JobStats.Blkq] is set:
+//     alloc_sleeps, alloc_wakeups, alloc_waits, alloc_wait_total_ns,
+//     alloc_wait_max_ns, alloc_wait_p99_ns, readahead_dropped, back_merges,
+//     front_merges, requests_issued, request_bytes, avg_request_bytes;
+//   - after "disk_util", a top-level "blkq_groups" array, one object per
+//     group in ascending id order: groupid, jobs, group_reporting,
+//     jain_index, job_bw_bytes (each job's throughput, bytes/s);
+//   - "blkq_ignored": the [Run.Ignored] notes, when there are any.
+//
+// As in fio, "global options" and a job's "job options" are left out when
+// empty, so is "disk_util" when there are no disks, and "desc" when a job
+// has no description; every other key is always present (zeros for a
+// direction without I/O). Under group_reporting each group is one job
+// object named after its first job. The output never contains NaN or
+// infinities and is byte-identical for identical input.
+func WriteJSON(w io.Writer, r *Run) error {
+	if r == nil {
+		r = &Run{}
+	}
+	bw := bufio.NewWriter(w)
+	writeJSONValue(bw, runJSON(r), 0)
+	bw.WriteString("\n")
+	return bw.Flush()
+}
+
+// jobj is a JSON object whose keys keep their insertion order.
+type jobj struct {
+	keys []string
+	vals []any
+}
+
+func (o *jobj) add(k string, v any) *jobj {
+	o.keys = append(o.keys, k)
+	o.vals = append(o.vals, v)
+	return o
+}
+
+// jfloat is a float printed with six decimals, as fio prints doubles.
+type jfloat float64
+
+// jarr is a JSON array.
+type jarr []any
+
+func writeJSONValue(w *bufio.Writer, v any, indent int) {
+	switch x := v.(type) {
+	case *jobj:
+		if len(x.keys) == 0 {
+			w.WriteString("{}")
+			return
+		}
+		w.WriteString("{\n")
+		for i, k := range x.keys {
+			pad(w, indent+2)
+			writeJSONString(w, k)
+			w.WriteString(" : ")
+			writeJSONValue(w, x.vals[i], indent+2)
+			if i < len(x.keys)-1 {
+				w.WriteString(",")
+			}
+			w.WriteString("\n")
+		}
+		pad(w, indent)
+		w.WriteString("}")
+	case jarr:
+		if len(x) == 0 {
+			w.WriteString("[]")
+			return
+		}
+		w.WriteString("[\n")
+		for i, e := range x {
+			pad(w, indent+2)
+			writeJSONValue(w, e, indent+2)
+			if i < len(x)-1 {
+				w.WriteString(",")
+			}
+			w.WriteString("\n")
+		}
+		pad(w, indent)
+		w.WriteString("]")
+	case string:
+		writeJSONString(w, x)
+	case bool:
+		w.WriteString(strconv.FormatBool(x))
+	case int:
+		w.WriteString(strconv.Itoa(x))
+	case int64:
+		w.WriteString(strconv.FormatInt(x, 10))
+	case uint64:
+		w.WriteString(strconv.FormatUint(x, 10))
+	case jfloat:
+		w.WriteString(strconv.FormatFloat(fin(float64(x)), 'f', 6, 64))
+	default:
+		panic("report: unexpected JSON value type")
+	}
+}
+
+func pad(w *bufio.Writer, n int) {
+	for i := 0; i < n; i++ {
+		w.WriteByte(' ')
+	}
+}
+
+// writeJSONString writes s quoted, escaping quotes, backslashes, control
+// characters and invalid UTF-8 (as U+FFFD).
+func writeJSONString(w *bufio.Writer, s string) {
+	const hex = "0123456789abcdef"
+	w.WriteByte('"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				w.WriteByte('\\')
+				w.WriteByte(c)
+			case c == '\n':
+				w.WriteString(`\n`)
+			case c == '\r':
+				w.WriteString(`\r`)
+			case c == '\t':
+				w.WriteString(`\t`)
+			case c < 0x20 || c == 0x7f:
+				w.WriteString(`\u00`)
+				w.WriteByte(hex[c>>4])
+				w.WriteByte(hex[c&0xf])
+			default:
+				w.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			w.WriteString(`\ufffd`)
+		} else {
+			w.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	w.WriteByte('"')
+}
+
+// options returns an object of string options in order.
+func options(opts [][2]string) *jobj {
+	o := &jobj{}
+	for _, kv := range opts {
+		o.add(kv[0], kv[1])
+	}
+	return o
+}
+
+func runJSON(r *Run) *jobj {
+	root := &jobj{}
+	root.add("fio version", runVersion(r))
+	root.add("timestamp", r.Timestamp)
+	root.add("timestamp_ms", r.TimestampMs)
+	root.add("time", runTime(r))
+	if len(r.GlobalOptions) > 0 {
+		root.add("global options", options(r.GlobalOptions))
+	}
+	us := units(r)
+	groups := groupsOf(r, us)
+	gidx := map[int]*GroupStats{}
+	for i := range groups {
+		gidx[groups[i].GroupID] = &groups[i]
+	}
+	jobs := jarr{}
+	for _, u := range us {
+		jobs = append(jobs, jobJSON(u.job, gidx[u.job.GroupID]))
+	}
+	root.add("jobs", jobs)
+	if len(r.Disks) > 0 {
+		disks := jarr{}
+		for _, d := range r.Disks {
+			o := &jobj{}
+			o.add("name", d.Name)
+			o.add("read_ios", d.ReadIOs)
+			o.add("write_ios", d.WriteIOs)
+			o.add("read_merges", d.ReadMerges)
+			o.add("write_merges", d.WriteMerges)
+			o.add("read_ticks", d.ReadTicks)
+			o.add("write_ticks", d.WriteTicks)
+			o.add("in_queue", d.InQueue)
+			o.add("util", jfloat(d.Util))
+			disks = append(disks, o)
+		}
+		root.add("disk_util", disks)
+	}
+	bg := jarr{}
+	for _, g := range groups {
+		o := &jobj{}
+		o.add("groupid", g.GroupID)
+		o.add("jobs", g.Jobs)
+		o.add("group_reporting", g.GroupReporting)
+		o.add("jain_index", jfloat(g.JainIndex))
+		bws := jarr{}
+		for _, b := range g.JobBW {
+			bws = append(bws, jfloat(b))
+		}
+		o.add("job_bw_bytes", bws)
+		bg = append(bg, o)
+	}
+	root.add("blkq_groups", bg)
+	if len(r.Ignored) > 0 {
+		ig := jarr{}
+		for _, s := range r.Ignored {
+			ig = append(ig, s)
+		}
+		root.add("blkq_ignored", ig)
+	}
+	return root
+}
+
+func latJSON(l *Latency, percentiles bool) *jobj {
+	o := &jobj{}
+	o.add("min", l.Min())
+	o.add("max", l.Max())
+	o.add("mean", jfloat(l.Mean()))
+	o.add("stddev", jfloat(l.Stddev()))
+	o.add("N", l.Count())
+	if percentiles && l.Count() > 0 {
+		p := &jobj{}
+		for _, q := range fioPercentiles {
+			p.add(strconv.FormatFloat(q, 'f', 6, 64), l.Percentile(q))
+		}
+		o.add("percentile", p)
+	}
+	return o
+}
+
+func dirJSON(j *JobStats, d Dir, g *GroupStats) *jobj {
+	ds := j.Dir(d)
+	rt := dirRuntimeMs(j, d)
+	var bwBytes uint64
+	var iops float64
+	if rt > 0 {
+		bwBytes = ds.Bytes * 1000 / rt
+		iops = float64(ds.IOs) * 1000 / float64(rt)
+	}
+	o := &jobj{}
+	o.add("io_bytes", ds.Bytes)
+	o.add("io_kbytes", ds.Bytes>>10)
+	o.add("bw_bytes", bwBytes)
+	o.add("bw", bwBytes/1024)
+	o.add("iops", jfloat(iops))
+	o.add("runtime", rt)
+	o.add("total_ios", ds.IOs)
+	o.add("short_ios", ds.Short)
+	o.add("drop_ios", ds.Dropped)
+	o.add("slat_ns", latJSON(ds.Slat, false))
+	o.add("clat_ns", latJSON(ds.Clat, true))
+	o.add("lat_ns", latJSON(ds.Lat, false))
+	var agg float64
+	if ds.BW.N() > 0 {
+		var a uint64
+		if g != nil {
+			a = g.Dirs[d].AggBW
+		}
+		agg = percentOfAgg(ds.BW.Mean(), a)
+	}
+	o.add("bw_min", uint64(max(ds.BW.Min(), 0)))
+	o.add("bw_max", uint64(max(ds.BW.Max(), 0)))
+	o.add("bw_agg", jfloat(agg))
+	o.add("bw_mean", jfloat(ds.BW.Mean()))
+	o.add("bw_dev", jfloat(ds.BW.Stddev()))
+	o.add("bw_samples", ds.BW.N())
+	o.add("iops_min", uint64(max(ds.IOPS.Min(), 0)))
+	o.add("iops_max", uint64(max(ds.IOPS.Max(), 0)))
+	o.add("iops_mean", jfloat(ds.IOPS.Mean()))
+	o.add("iops_stddev", jfloat(ds.IOPS.Stddev()))
+	o.add("iops_samples", ds.IOPS.N())
+	return o
+}
+
+// percentMap returns an object label → percentage.
+func percentMap(labels []string, vals []float64) *jobj {
+	o := &jobj{}
+	for i, l := range labels {
+		o.add(l, jfloat(vals[i]))
+	}
+	return o
+}
+
+func jobJSON(j *JobStats, g *GroupStats) *jobj {
+	o := &jobj{}
+	o.add("jobname", j.Name)
+	o.add("groupid", j.GroupID)
+	o.add("error", j.Error)
+	o.add("eta", jsonEta)
+	o.add("elapsed", j.Elapsed)
+	if len(j.JobOptions) > 0 {
+		o.add("job options", options(j.JobOptions))
+	}
+	for d := Dir(0); d < NumDirs; d++ {
+		o.add(d.String(), dirJSON(j, d, g))
+	}
+	sync := &jobj{}
+	var syncLat *Latency
+	var syncIOs uint64
+	if j.SyncOps != nil {
+		syncLat, syncIOs = j.SyncOps.Lat, j.SyncOps.IOs
+	}
+	sync.add("total_ios", syncIOs)
+	sync.add("lat_ns", latJSON(syncLat, true))
+	o.add("sync", sync)
+	o.add("job_runtime", msOf(jobRuntimeNs(j)))
+	o.add("usr_cpu", jfloat(j.UsrCPU))
+	o.add("sys_cpu", jfloat(j.SysCPU))
+	o.add("ctx", j.Ctx)
+	o.add("majf", j.MajFlt)
+	o.add("minf", j.MinFlt)
+	depth := depthPercents(j)
+	o.add("iodepth_level", percentMap(depthLabels[:], depth[:]))
+	sub, comp := batchPercents(j)
+	o.add("iodepth_submit", percentMap(batchLabels[:], sub[:]))
+	o.add("iodepth_complete", percentMap(batchLabels[:], comp[:]))
+	ns, us, ms := latBucketPercents(j)
+	o.add("latency_ns", percentMap(int64Labels(latBoundsNs[:]), ns[:]))
+	o.add("latency_us", percentMap(int64Labels(latBoundsNs[:]), us[:]))
+	o.add("latency_ms", percentMap(append(int64Labels(latBoundsMs[:]), ">=2000"), ms[:]))
+	o.add("latency_depth", j.IODepth)
+	o.add("latency_target", 0)
+	o.add("latency_percentile", jfloat(100))
+	o.add("latency_window", 0)
+	if j.Description != "" {
+		o.add("desc", j.Description)
+	}
+	if j.Blkq != nil {
+		b := j.Blkq.effective()
+		x := &jobj{}
+		x.add("alloc_sleeps", b.Sleeps)
+		x.add("alloc_wakeups", b.Wakeups)
+		x.add("alloc_waits", b.Waits)
+		x.add("alloc_wait_total_ns", b.WaitTotal)
+		x.add("alloc_wait_max_ns", b.WaitMax)
+		x.add("alloc_wait_p99_ns", b.WaitP99)
+		x.add("readahead_dropped", b.DroppedReadAhead)
+		x.add("back_merges", b.BackMerges)
+		x.add("front_merges", b.FrontMerges)
+		x.add("requests_issued", b.RequestsIssued)
+		x.add("request_bytes", b.RequestBytes)
+		x.add("avg_request_bytes", jfloat(b.AvgRequestBytes()))
+		o.add("blkq", x)
+	}
+	return o
+}
+
+func int64Labels(v []int64) []string {
+	out := make([]string, len(v))
+	for i, x := range v {
+		out[i] = strconv.FormatInt(x, 10)
+	}
+	return out
+}

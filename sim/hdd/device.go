@@ -1,0 +1,155 @@
+package hdd
+
+import (
+	"fmt"
+
+	"blkq"
+	"blkq/sim"
+)
+
+// Device is the simulated disk as a blkq.Device on a sim.Loop. It serves
+// one request at a time (it has one head): with Depth 1 in arrival order;
+// with Depth > 1 (NCQ) it picks, each time the head is free, the held
+// request with the shortest positioning time (seek + rotational wait) from
+// where the head is now, the earliest arrival among equals. The NCQ choice
+// has no aging: as on real disks, a request far from a busy area can wait
+// long.
+//
+// Reads and writes cost the Model's service time; flushes and discards
+// cost no media time and leave the head where it is (there is no write
+// cache to flush), but at Depth 1 they still wait their turn. A request
+// that reaches beyond the capacity completes with an error at once.
+//
+// A Device must be used on its loop's goroutine, as the queue does.
+type Device struct {
+	loop     *sim.Loop
+	m        *Model
+	complete func(*blkq.Request, error)
+	held     []*blkq.Request // issued, not yet in service, in arrival order
+	cur      *blkq.Request   // in service (busy), or completing
+	busy     bool
+	head     uint64 // cylinder under the head, as of the end of cur
+	finish   func() // d.done, bound once so scheduling allocates nothing
+}
+
+// New returns the disk p describes, on loop. Zero fields of p take their
+// defaults; New panics if p is invalid (check with p.Validate first when p
+// comes from a user).
+func New(loop *sim.Loop, p Params) *Device {
+	m, err := NewModel(p)
+	if err != nil {
+		panic(err)
+	}
+	d := &Device{loop: loop, m: m}
+	d.finish = d.done
+	return d
+}
+
+// Name returns "sim:hdd".
+func (d *Device) Name() string { return "sim:hdd" }
+
+// Capacity returns the disk's size in 512-byte sectors.
+func (d *Device) Capacity() uint64 { return d.m.p.Capacity }
+
+// Depth returns the number of requests the disk accepts at once.
+func (d *Device) Depth() int { return d.m.p.Depth }
+
+// Model returns the disk's mechanics.
+func (d *Device) Model() *Model { return d.m }
+
+// Head returns the cylinder the head is on, or will be on when the request
+// in service completes.
+func (d *Device) Head() uint64 { return d.head }
+
+// Attach sets the function the disk calls, on the loop, when a request
+// completes.
+func (d *Device) Attach(complete func(rq *blkq.Request, err error)) { d.complete = complete }
+
+// Issue accepts rq. Its completion is scheduled on the loop, never called
+// from inside Issue.
+func (d *Device) Issue(rq *blkq.Request) {
+	if err := d.check(rq); err != nil {
+		d.loop.Post(func() { d.complete(rq, err) })
+		return
+	}
+	d.held = append(d.held, rq)
+	if !d.busy {
+		d.start()
+	}
+}
+
+// Close does nothing: requests in flight complete as the loop runs on.
+func (d *Device) Close() error { return nil }
+
+// check returns an error if rq reaches beyond the disk.
+func (d *Device) check(rq *blkq.Request) error {
+	if rq.Op == blkq.OpFlush {
+		return nil
+	}
+	c := d.m.p.Capacity
+	if rq.Sector >= c || uint64(rq.Sectors) > c-rq.Sector {
+		return fmt.Errorf("%s: %s of %d sectors at sector %d reaches beyond the capacity of %d sectors",
+			d.Name(), rq.Op, rq.Sectors, rq.Sector, c)
+	}
+	return nil
+}
+
+// media reports whether rq moves the head and data.
+func media(rq *blkq.Request) bool {
+	return rq.Op == blkq.OpRead || rq.Op == blkq.OpWrite
+}
+
+// start takes the next held request into service and schedules its end.
+func (d *Device) start() {
+	now := d.loop.Now()
+	i := 0
+	if d.m.p.Depth > 1 {
+		i = d.nearest(now)
+	}
+	rq := d.held[i]
+	copy(d.held[i:], d.held[i+1:])
+	d.held[len(d.held)-1] = nil
+	d.held = d.held[:len(d.held)-1]
+
+	d.busy = true
+	d.cur = rq
+	if !media(rq) {
+		d.loop.Post(d.finish)
+		return
+	}
+	seek, rot, xfer, head := d.m.Service(now, d.head, rq.Sector, rq.Sectors)
+	d.head = head
+	d.loop.Schedule(seek+rot+xfer, d.finish)
+}
+
+// nearest returns the index of the held request the head reaches first.
+func (d *Device) nearest(now blkq.Time) int {
+	best, bestT := 0, int64(-1)
+	for i, rq := range d.held {
+		var t int64
+		if media(rq) {
+			seek, rot, _, _ := d.m.Service(now, d.head, rq.Sector, 0)
+			t = int64(seek + rot)
+		}
+		if bestT < 0 || t < bestT {
+			best, bestT = i, t
+			if t == 0 {
+				break
+			}
+		}
+	}
+	return best
+}
+
+// done completes the request in service and starts the next. Requests
+// issued from inside the completion callback join the held ones first, so
+// NCQ can choose among them.
+func (d *Device) done() {
+	rq := d.cur
+	d.cur = nil
+	d.complete(rq, nil)
+	d.busy = false
+	if len(d.held) > 0 {
+		d.start()
+	}
+}

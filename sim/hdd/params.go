@@ -1,0 +1,128 @@
+package hdd
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Params describe a simulated disk. A zero field takes the DefaultParams
+// value, so Params{Depth: 32} is the default disk with NCQ.
+type Params struct {
+	// Capacity is the disk's size in 512-byte sectors. Default 1048576000
+	// (500 GiB), blkq's choice: a common size for a 7200 rpm desktop disk.
+	Capacity uint64
+	// RPM is the spindle speed in revolutions per minute. Default 7200
+	// (DESIGN.md "Simulated devices"): 8.33 ms per revolution, 4.17 ms
+	// average rotational latency.
+	RPM int
+	// TrackToTrack is the seek time between adjacent cylinders. Default
+	// 0.8 ms (DESIGN.md "Simulated devices").
+	TrackToTrack time.Duration
+	// AvgSeek is the seek time over a third of the stroke, the mean
+	// distance between two random cylinders. Default 8.5 ms (DESIGN.md
+	// "Simulated devices").
+	AvgSeek time.Duration
+	// FullStroke is the seek time from the first cylinder to the last.
+	// Default 16 ms (DESIGN.md "Simulated devices").
+	FullStroke time.Duration
+	// MediaRate is the rate, in bytes/s, at which data passes under the
+	// head; with RPM it sets the sectors per track. Default 150e6 bytes/s
+	// (DESIGN.md "Simulated devices": ~150 MB/s).
+	MediaRate float64
+	// TrackSkew is the rotation, in sectors, of each track's first sector
+	// relative to the previous track's. 0 (the default) derives it: the
+	// whole sectors that pass during a track-to-track seek (235 for the
+	// defaults). A negative value means no skew: sector s sits at angle
+	// (s mod SectorsPerTrack)/SectorsPerTrack on every track, and reading
+	// on across a track boundary costs a full revolution.
+	TrackSkew int
+	// Depth is how many requests the disk accepts at once. Default 1 (an
+	// IDE disk of 2002: requests are served in arrival order). With
+	// Depth > 1 the disk models NCQ: it serves next, among the requests it
+	// holds, the one it can reach soonest.
+	Depth int
+}
+
+// DefaultParams returns the default disk: 500 GiB, 7200 rpm, seeks of
+// 0.8/8.5/16 ms, 150 MB/s, queue depth 1, derived track skew.
+func DefaultParams() Params {
+	return Params{
+		Capacity:     500 << 30 >> 9,
+		RPM:          7200,
+		TrackToTrack: 800 * time.Microsecond,
+		AvgSeek:      8500 * time.Microsecond,
+		FullStroke:   16 * time.Millisecond,
+		MediaRate:    150e6,
+		Depth:        1,
+	}
+}
+
+// withDefaults returns p with every zero field set from DefaultParams.
+func (p Params) withDefaults() Params {
+	d := DefaultParams()
+	if p.Capacity == 0 {
+		p.Capacity = d.Capacity
+	}
+	if p.RPM == 0 {
+		p.RPM = d.RPM
+	}
+	if p.TrackToTrack == 0 {
+		p.TrackToTrack = d.TrackToTrack
+	}
+	if p.AvgSeek == 0 {
+		p.AvgSeek = d.AvgSeek
+	}
+	if p.FullStroke == 0 {
+		p.FullStroke = d.FullStroke
+	}
+	if p.MediaRate == 0 {
+		p.MediaRate = d.MediaRate
+	}
+	if p.Depth == 0 {
+		p.Depth = d.Depth
+	}
+	return p
+}
+
+// Validate reports whether p (with its zero fields defaulted) describes a
+// disk the model can simulate.
+func (p Params) Validate() error {
+	p = p.withDefaults()
+	var errs []error
+	if p.RPM < 0 || p.RPM > 1_000_000 {
+		errs = append(errs, fmt.Errorf("RPM %d out of range 1..1000000", p.RPM))
+	}
+	if p.TrackToTrack < 0 || p.AvgSeek < p.TrackToTrack || p.FullStroke < p.AvgSeek {
+		errs = append(errs, fmt.Errorf("seek times must satisfy 0 < track-to-track (%v) <= average (%v) <= full stroke (%v)",
+			p.TrackToTrack, p.AvgSeek, p.FullStroke))
+	}
+	if !(p.MediaRate > 0) || p.MediaRate > 1e12 {
+		errs = append(errs, fmt.Errorf("media rate %g bytes/s out of range (0, 1e12]", p.MediaRate))
+	}
+	if p.Depth < 0 {
+		errs = append(errs, fmt.Errorf("depth %d is negative", p.Depth))
+	}
+	if len(errs) == 0 {
+		if spt := sectorsPerTrack(p); spt < 1 || spt > maxSPT {
+			errs = append(errs, fmt.Errorf("media rate %g bytes/s at %d rpm puts %d 512-byte sectors on a track, out of range 1..%d",
+				p.MediaRate, p.RPM, spt, maxSPT))
+		} else if p.TrackSkew >= 0 && uint64(p.TrackSkew) >= spt {
+			errs = append(errs, fmt.Errorf("track skew %d sectors is not less than the %d sectors per track", p.TrackSkew, spt))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("hdd: invalid parameters: %w", err)
+	}
+	return nil
+}
+
+// maxSPT bounds the sectors per track so that a revolution, in the model's
+// angle units (60e9 per sector), fits in 63 bits.
+const maxSPT = 100_000_000
+
+// sectorsPerTrack is the whole number of 512-byte sectors that pass under
+// the head in one revolution at the media rate.
+func sectorsPerTrack(p Params) uint64 {
+	return uint64(p.MediaRate * 60 / float64(p.RPM) / 512)
+}
