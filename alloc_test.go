@@ -25,12 +25,12 @@ func pressure(t *testing.T, p AllocPolicy) (*harness, *Task) {
 // sleeper is a task that records its wake-ups and resumes on demand.
 type sleeper struct {
 	*Task
-	resumes []func()
+	resumes []func() bool
 }
 
 func newSleeper(pid int) *sleeper {
 	s := &sleeper{Task: NewTask(pid, "s")}
-	s.Wake = func(r func()) { s.resumes = append(s.resumes, r) }
+	s.Wake = func(r func() bool) { s.resumes = append(s.resumes, r) }
 	return s
 }
 

@@ -42,9 +42,8 @@ func (q *Queue) Submit(ctx context.Context, b *Bio) error {
 		t = NewGoroutineTask("submit")
 	}
 	woken := make(chan struct{}, 1)
-	t.Wake = func(resume func()) {
-		resume()
-		if !t.Asleep() {
+	t.Wake = func(resume func() bool) {
+		if resume() {
 			woken <- struct{}{}
 		}
 	}

@@ -271,7 +271,7 @@ func (q *Queue) sleepAgain(w *waiter) {
 
 // wake hands a woken waiter to its task (outside the lock).
 func (q *Queue) wake(w *waiter) {
-	resume := func() { q.resume(w) }
+	resume := func() bool { return q.resume(w) }
 	if w.task.Wake != nil {
 		w.task.Wake(resume)
 	} else {
@@ -279,18 +279,20 @@ func (q *Queue) wake(w *waiter) {
 	}
 }
 
-// resume runs a woken task: it retries the allocation for its parked bio.
-func (q *Queue) resume(w *waiter) {
+// resume runs a woken task: it retries the allocation for its parked bio
+// and reports whether the task got it (false: it sleeps again and will be
+// woken again).
+func (q *Queue) resume(w *waiter) bool {
 	q.mu.Lock()
 	defer q.unlock()
 	if !q.alloc.mayRetry(w.dir) {
 		q.sleepAgain(w)
-		return
+		return false
 	}
 	rq := q.alloc.take(w.dir)
 	if rq == nil {
 		q.sleepAgain(w)
-		return
+		return false
 	}
 	t := w.task
 	q.alloc.queueFor(w.dir).remove(w)
@@ -300,6 +302,7 @@ func (q *Queue) resume(w *waiter) {
 	t.stats.WaitTotal += wait
 	t.stats.WaitMax = max(t.stats.WaitMax, wait)
 	q.startRequest(t, w.bio, rq, wait)
+	return true
 }
 
 // startRequest turns the allocated rq into a request for bio b and sends

@@ -16,7 +16,7 @@ type Task struct {
 
 	// Wake is called when the sleeping task may run again; the task must
 	// call resume exactly once. If nil, resume is called at once.
-	Wake func(resume func())
+	Wake func(resume func() bool)
 
 	// Counters kept by the queue, under its lock; read them with
 	// Queue.TaskStats.
@@ -41,5 +41,6 @@ func NewTask(pid int, name string) *Task {
 	return &Task{PID: pid, Name: name}
 }
 
-// Asleep reports whether the task is waiting for a request.
+// Asleep reports whether the task is waiting for a request. Only the
+// task's own goroutine (or a single-threaded simulation) may call it.
 func (t *Task) Asleep() bool { return t.waiting != nil }
