@@ -1,0 +1,42 @@
+// Command blkq runs the Linux block request layer in user space.
+//
+//	blkq run [flags] [JOBFILE...]   run fio job files (default: an embedded demo)
+//
+// See README.md.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const usage = `usage: blkq <command> [flags] [args]
+
+commands:
+  run [flags] [JOBFILE...]   run fio job files through the request layer
+                             (no file: an embedded demo on sim:hdd)
+
+'blkq <command> -h' lists a command's flags.
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "run":
+		err = cmdRun(os.Args[2:], os.Stdout, os.Stderr)
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+		return
+	default:
+		fmt.Fprintf(os.Stderr, "blkq: unknown command %q\n%s", os.Args[1], usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "blkq: %v\n", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"blkq/workload/fio"
+)
+
+const corpusDir = "../../shared/corpus/fio-3.33"
+
+// notEmulated lists the corpus files whose engine blkq does not emulate,
+// with the option the error must name.
+var notEmulated = map[string]string{
+	"nbd.fio": "ioengine=nbd",
+}
+
+// TestCorpusCapped runs every fio example job file unmodified on sim:hdd,
+// capped to 2 s of virtual time and 16 MiB per job so that the whole set
+// stays quick (the full-size runs are scripts/corpus.sh). Each must give a
+// report for every job, or, for an engine blkq does not emulate, one line
+// naming the option.
+func TestCorpusCapped(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(corpusDir, "*.fio"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus files in %s: %v", corpusDir, err)
+	}
+	for _, path := range files {
+		name := filepath.Base(path)
+		t.Run(name, func(t *testing.T) {
+			jf, err := fio.ParseFile(path)
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			if opt, ok := notEmulated[name]; ok {
+				err := CheckEngines(jf)
+				if err == nil || !strings.Contains(err.Error(), opt) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("want a one-line error naming %s, got %v", opt, err)
+				}
+				return
+			}
+			res, err := Run(jf, Options{SizeCap: 16 << 20, RuntimeCap: 2 * time.Second})
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			want := 0
+			for _, j := range jf.Jobs {
+				want += max(j.NumJobs, 1)
+			}
+			if len(res.Run.Jobs) != want {
+				t.Fatalf("%d job reports, want %d", len(res.Run.Jobs), want)
+			}
+			for _, js := range res.Run.Jobs {
+				if js.Error != 0 {
+					t.Errorf("job %s: error %s", js.Name, js.ErrorText)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,346 @@
+package engine
+
+import (
+	"errors"
+	"time"
+
+	"blkq"
+	"blkq/workload/fio"
+)
+
+// A job is one fio job clone: a blkq Task that keeps up to iodepth bios in
+// flight (one for the sync engines), chosen by its generator, paced by
+// rate, rate_iops and thinktime, for size/io_size bytes (times loops) or
+// for runtime when time_based.
+type job struct {
+	r     *runner
+	spec  *fio.Job
+	name  string
+	clone int
+	pid   int
+	task  *blkq.Task
+	gen   *generator
+	sync  bool // one I/O at a time (psync and friends)
+	depth int
+
+	deps    int    // jobs that must finish before this one starts
+	waiters []*job // jobs waiting for this one
+	index   int    // position in the run
+	segment int    // stonewall segment: jobs between two stonewalls, for exit_what
+
+	started, stopping, finished bool
+	asleep                      bool
+	pumpTimer                   bool // a timer will call pump
+	inflight                    int
+	parked                      *ioUnit // the unit whose submit slept
+	start, end, rampEnd         blkq.Time
+	limit                       int64 // bytes to issue; 0: until runtime
+	issued                      int64 // bytes issued
+	issuedIOs                   int64
+	rateBytes                   [3]int64 // bytes issued per direction, for rate
+	rateIOs                     [3]int64
+	thinkCount                  int
+	writesSinceSync             int
+	syncWanted, syncInFlight    bool
+	endSyncDone                 bool
+	err                         error
+
+	free []*ioUnit
+	st   *jobStats
+}
+
+// ioUnit is one I/O of a job: its bio and its times (fio's io_u).
+type ioUnit struct {
+	bio    blkq.Bio
+	j      *job
+	dir    ioDir
+	sync   bool      // a flush for fsync/fdatasync
+	start  blkq.Time // submission began
+	queued blkq.Time // submission returned (after any sleep for a request)
+	buf    []byte
+}
+
+func (j *job) now() blkq.Time { return j.r.exec.Now() }
+
+// begin starts the job's I/O.
+func (j *job) begin() {
+	if j.finished {
+		return // cancelled by exitall before it started
+	}
+	j.started = true
+	j.start = j.now()
+	j.rampEnd = j.start + blkq.Time(j.spec.RampTime)
+	j.st.begin(j.start, j.rampEnd)
+	if rt := j.runtime(); rt > 0 {
+		j.r.exec.AfterFunc(rt, j.stop)
+	}
+	j.pump()
+}
+
+// runtime is the job's time limit after caps (0: none).
+func (j *job) runtime() time.Duration {
+	rt := j.spec.Runtime
+	if c := j.r.opt.RuntimeCap; c > 0 && (rt == 0 || rt > c) {
+		rt = c
+	}
+	return rt
+}
+
+func (j *job) timeBased() bool { return j.spec.TimeBased && j.runtime() > 0 }
+
+// stop ends the job's issuing; it finishes when its I/O drains.
+func (j *job) stop() {
+	if j.finished || !j.started {
+		return
+	}
+	j.stopping = true
+	j.maybeFinish()
+}
+
+func (j *job) limitReached() bool {
+	if j.spec.NumberIOs > 0 && j.issuedIOs >= j.spec.NumberIOs {
+		return true
+	}
+	return !j.timeBased() && j.issued >= j.limit
+}
+
+func (j *job) getUnit() *ioUnit {
+	if n := len(j.free); n > 0 {
+		u := j.free[n-1]
+		j.free = j.free[:n-1]
+		return u
+	}
+	u := &ioUnit{j: j}
+	u.bio.Private = u
+	u.bio.EndIO = endIO
+	return u
+}
+
+// endIO is every job bio's completion callback.
+func endIO(b *blkq.Bio, err error) {
+	u := b.Private.(*ioUnit)
+	u.j.r.exec.Do(func() { u.j.done(u, err) })
+}
+
+// pump issues I/O while the job may.
+func (j *job) pump() {
+	if j.finished || j.asleep || j.pumpTimer || !j.started {
+		return
+	}
+	q := j.r.q
+	plugged := false
+	submitted := 0
+	for j.inflight < j.depth && !j.stopping {
+		if j.syncWanted {
+			if j.inflight > 0 {
+				break // fsync waits for the writes before it
+			}
+			j.issueSync()
+			break
+		}
+		if j.limitReached() {
+			break
+		}
+		if wait := j.rateWait(); wait > 0 {
+			j.sleepThen(wait)
+			break
+		}
+		io, _ := j.gen.next()
+		if io.length <= 0 {
+			j.stopping = true
+			break
+		}
+		if !j.sync && !plugged {
+			q.Plug(j.task)
+			plugged = true
+		}
+		u := j.getUnit()
+		j.prepare(u, io)
+		j.issued += io.length
+		j.issuedIOs++
+		j.rateBytes[io.dir] += io.length
+		j.rateIOs[io.dir]++
+		j.inflight++
+		submitted++
+		j.st.submitDepth(j.inflight)
+		if !q.Enqueue(j.task, &u.bio) {
+			j.asleep = true
+			j.parked = u
+			break
+		}
+		u.queued = j.now()
+		if io.dir == dirWrite && (j.spec.Fsync > 0 || j.spec.Fdatasync > 0) {
+			j.writesSinceSync++
+			if n := max(j.spec.Fsync, j.spec.Fdatasync); j.writesSinceSync >= n {
+				j.writesSinceSync = 0
+				j.syncWanted = true
+			}
+		}
+		if !j.sync && j.spec.ThinkTime > 0 && j.thinkDue() {
+			j.sleepThen(j.spec.ThinkTime)
+			break
+		}
+	}
+	if plugged {
+		q.Finish(j.task)
+	}
+	if submitted > 0 {
+		j.st.submitBatch(submitted)
+	}
+	j.maybeFinish()
+}
+
+// thinkDue counts an I/O toward thinktime_blocks.
+func (j *job) thinkDue() bool {
+	j.thinkCount++
+	if j.thinkCount >= max(j.spec.ThinkTimeBlocks, 1) {
+		j.thinkCount = 0
+		return true
+	}
+	return false
+}
+
+// sleepThen pauses issuing for d.
+func (j *job) sleepThen(d time.Duration) {
+	j.pumpTimer = true
+	j.r.exec.AfterFunc(d, func() {
+		j.pumpTimer = false
+		j.pump()
+	})
+}
+
+// rateWait returns how long to wait before the next I/O to respect rate
+// and rate_iops (per direction; the next I/O's direction is not known yet,
+// so the most constrained direction in use decides).
+func (j *job) rateWait() time.Duration {
+	elapsed := j.now() - j.start
+	var wait blkq.Time
+	for d := range 3 {
+		if r := j.spec.Rate[d]; r > 0 {
+			due := blkq.Time(float64(j.rateBytes[d]) / float64(r) * 1e9)
+			wait = max(wait, due-elapsed)
+		}
+		if r := j.spec.RateIOPS[d]; r > 0 {
+			due := blkq.Time(float64(j.rateIOs[d]) / float64(r) * 1e9)
+			wait = max(wait, due-elapsed)
+		}
+	}
+	return time.Duration(wait)
+}
+
+// prepare fills u's bio for io.
+func (j *job) prepare(u *ioUnit, io nextIO) {
+	u.dir, u.sync = io.dir, false
+	b := &u.bio
+	switch io.dir {
+	case dirRead:
+		b.Op = blkq.OpRead
+		b.Flags = 0
+	case dirWrite:
+		b.Op = blkq.OpWrite
+		b.Flags = 0
+	case dirTrim:
+		b.Op = blkq.OpDiscard
+		b.Flags = 0
+	}
+	if j.sync && io.dir != dirTrim {
+		b.Flags |= blkq.FlagSync
+	}
+	b.Sector = uint64(io.offset) >> blkq.SectorShift
+	b.Sectors = uint32(io.length >> blkq.SectorShift)
+	if j.r.data != nil {
+		u.buf = j.r.data.buffer(u.buf, int(io.length))
+		b.Buf = u.buf
+		if io.dir == dirWrite {
+			j.r.data.fill(b.Buf, io.offset)
+		}
+	}
+	u.start = j.now()
+}
+
+// issueSync sends a flush for fsync=N / fdatasync=N / end_fsync once the
+// job's earlier I/O has completed.
+func (j *job) issueSync() {
+	j.syncWanted = false
+	j.syncInFlight = true
+	u := j.getUnit()
+	u.dir, u.sync = dirWrite, true
+	u.bio.Op, u.bio.Flags, u.bio.Sector, u.bio.Sectors, u.bio.Buf = blkq.OpFlush, blkq.FlagSync, 0, 0, nil
+	u.start = j.now()
+	j.inflight++
+	if !j.r.q.Enqueue(j.task, &u.bio) {
+		j.asleep = true
+		j.parked = u
+		return
+	}
+	u.queued = j.now()
+}
+
+// wake is the task's Wake hook: the woken task runs after the scheduler
+// latency, retries its allocation and, once it has a request, goes on.
+func (j *job) wake(resume func() bool) {
+	j.r.exec.AfterFunc(j.r.opt.WakeLatency, func() {
+		if !resume() {
+			return
+		}
+		j.asleep = false
+		if u := j.parked; u != nil {
+			j.parked = nil
+			u.queued = j.now()
+		}
+		j.pump()
+	})
+}
+
+// done handles a completed I/O.
+func (j *job) done(u *ioUnit, err error) {
+	j.inflight--
+	now := j.now()
+	switch {
+	case u.sync:
+		j.syncInFlight = false
+		if err == nil {
+			j.st.recordSync(u, now)
+		}
+	case err == nil:
+		j.st.record(u, now)
+		if j.r.data != nil && u.dir == dirWrite {
+			j.r.data.written(u.bio.Sector, u.bio.Sectors)
+		}
+	case errors.Is(err, blkq.ErrReadAheadDropped):
+		j.st.dropped(u.dir)
+	default:
+		if j.err == nil {
+			j.err = err
+		}
+		j.stopping = true
+	}
+	j.free = append(j.free, u)
+	if j.sync && j.spec.ThinkTime > 0 && !j.stopping && j.thinkDue() {
+		j.sleepThen(j.spec.ThinkTime)
+		return
+	}
+	j.pump()
+}
+
+// maybeFinish ends the job when it has nothing more to do.
+func (j *job) maybeFinish() {
+	if j.finished || j.inflight > 0 || j.asleep || j.syncInFlight {
+		return
+	}
+	if !j.stopping && !j.limitReached() && !j.syncWanted {
+		return
+	}
+	if j.pumpTimer && !j.stopping {
+		return
+	}
+	if j.spec.EndFsync && !j.endSyncDone && j.err == nil && j.st.wrote() {
+		j.endSyncDone = true
+		j.issueSync()
+		return
+	}
+	j.finished = true
+	j.end = j.now()
+	j.st.finish(j.end)
+	j.r.jobFinished(j)
+}

@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Layout: how fio's files map onto the one device a run has.
+//
+// fio works on files; blkq has one device (a simulated disk, the null
+// device or one real file). Each distinct file a job names (directory +
+// filename, or fio's default name jobname.clone.0) gets its own extent of
+// the device, laid out in order of first use, each as large as the largest
+// region any job asks of it (offset + size). A name under /dev/ is a whole
+// device in fio's world, so it maps to the whole of blkq's device.
+// Jobs that share a file name share its extent, as fio's jobs share a
+// file.
+
+// extent is one file's place on the device, in bytes.
+type extent struct {
+	name  string
+	base  int64
+	size  int64
+	whole bool // a /dev/ name: the whole device
+}
+
+type layout struct {
+	byName   map[string]*extent
+	order    []*extent
+	next     int64 // first free byte
+	capacity int64 // device bytes
+}
+
+func newLayout(capacity int64) *layout {
+	return &layout{byName: map[string]*extent{}, capacity: capacity}
+}
+
+// isDeviceName reports whether fio would treat name as a block device.
+func isDeviceName(name string) bool {
+	return strings.HasPrefix(filepath.Clean(name), "/dev/")
+}
+
+// need records that a job needs size bytes of file name (from its start).
+func (l *layout) need(name string, size int64) {
+	e := l.byName[name]
+	if e == nil {
+		e = &extent{name: name, whole: isDeviceName(name)}
+		l.byName[name] = e
+		l.order = append(l.order, e)
+	}
+	e.size = max(e.size, size)
+}
+
+// place assigns bases in order of first use and returns the bytes needed:
+// the files' extents, or what a job on a whole device reaches.
+func (l *layout) place() int64 {
+	var next, whole int64
+	for _, e := range l.order {
+		if e.whole {
+			whole = max(whole, e.size)
+			continue
+		}
+		e.base = next
+		// Keep extents 1 MiB aligned so that one file's I/O never
+		// shares a request with the next file's.
+		next += (e.size + 1<<20 - 1) &^ (1<<20 - 1)
+	}
+	l.next = next
+	return max(next, whole)
+}
+
+// finish fixes whole-device extents once the capacity is known.
+func (l *layout) finish(capacity int64) error {
+	l.capacity = capacity
+	for _, e := range l.order {
+		if e.whole {
+			e.base, e.size = 0, capacity
+			continue
+		}
+		if e.base+e.size > capacity {
+			return fmt.Errorf("file %q needs %d bytes at %d, beyond the device's %d", e.name, e.size, e.base, capacity)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"blkq"
+	"blkq/device"
+	_ "blkq/iosched/deadline" // registers mq-deadline
+	"blkq/report"
+	"blkq/sim"
+	"blkq/sim/hdd"
+)
+
+// DefaultSimCapacity is the simulated disk's size when the jobs need less:
+// 500 GiB.
+const DefaultSimCapacity = 500 << 30
+
+// capacity returns the device size in bytes for a run whose files need
+// need bytes.
+func (r *runner) capacity(need int64) (int64, error) {
+	kind, path, _ := strings.Cut(r.opt.Device, ":")
+	switch kind {
+	case "sim", "null":
+		return max(need, int64(DefaultSimCapacity)), nil
+	case "file":
+		if path == "" {
+			return 0, fmt.Errorf("--device=file:PATH needs a path")
+		}
+		// The file is created or extended to what the jobs need.
+		return max(need, 1<<20), nil
+	}
+	return 0, fmt.Errorf("unknown device %q: want sim:hdd, null or file:PATH", r.opt.Device)
+}
+
+// open makes the executor, the device and the queue.
+func (r *runner) open(lay *layout) error {
+	kind, arg, _ := strings.Cut(r.opt.Device, ":")
+	capSectors := uint64(lay.capacity) >> blkq.SectorShift
+	var clk blkq.Clock
+	switch kind {
+	case "sim":
+		if arg != "hdd" {
+			return fmt.Errorf("unknown simulated device %q: want sim:hdd", r.opt.Device)
+		}
+		loop := sim.NewLoop()
+		r.exec = simExec{loop: loop}
+		p := hdd.DefaultParams()
+		p.Capacity = capSectors
+		r.dev = hdd.New(loop, p)
+		clk = loop
+	case "null":
+		// The null device costs no device time, so its run is measured
+		// on the wall clock: IOPS are the request layer's own speed, as
+		// fio's null engine measures fio's.
+		ex := newRealExec()
+		r.exec = ex
+		r.dev = device.NewNull(ex, capSectors, 32)
+		clk = ex
+	case "file":
+		ex := newRealExec()
+		r.exec = ex
+		direct := len(r.jf.Jobs) > 0 && r.jf.Jobs[0].Direct
+		f, err := device.OpenFile(arg, device.FileOptions{Direct: direct, Depth: 32, Size: lay.capacity})
+		if err != nil {
+			return err
+		}
+		if f.Capacity() < capSectors {
+			f.Close()
+			return fmt.Errorf("%s: %d bytes, the jobs need %d", arg, f.Capacity()<<blkq.SectorShift, lay.capacity)
+		}
+		r.dev = f
+		r.data = newDataCheck(r.opt.Seed, f.Capacity())
+		clk = ex
+	default:
+		return fmt.Errorf("unknown device %q: want sim:hdd, null or file:PATH", r.opt.Device)
+	}
+	cfg := blkq.Config{Scheduler: r.opt.Scheduler, NrRequests: r.opt.NrRequests, NoMerges: r.opt.NoMerges}
+	if r.opt.Alloc != "" {
+		p, ok := blkq.AllocPolicyByName(r.opt.Alloc)
+		if !ok {
+			return fmt.Errorf("unknown allocation policy %q", r.opt.Alloc)
+		}
+		cfg.Alloc = p
+	}
+	q, err := blkq.New(r.dev, clk, cfg)
+	if err != nil {
+		r.dev.Close()
+		return err
+	}
+	for _, a := range r.opt.Attrs {
+		if err := q.SetAttr(a[0], a[1]); err != nil {
+			r.dev.Close()
+			return err
+		}
+	}
+	r.q = q
+	r.disk = &blkq.DiskStats{}
+	q.AddTracer(r.disk)
+	r.pids = &pidStats{byPID: map[int]*report.BlkqJobStats{}}
+	for _, j := range r.jobs {
+		js := &report.JobStats{}
+		j.st = newJobStats(js)
+		r.pids.byPID[j.pid] = js.Blkq
+	}
+	q.AddTracer(r.pids)
+	for _, t := range r.opt.Tracers {
+		q.AddTracer(t)
+	}
+	return nil
+}

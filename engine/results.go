@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"blkq"
+	"blkq/report"
+)
+
+// report assembles the fio-style run report.
+func (r *runner) report(end blkq.Time) *report.Run {
+	now := time.Now()
+	run := &report.Run{
+		Timestamp:      now.Unix(),
+		TimestampMs:    now.UnixMilli(),
+		Time:           now.Format("Mon Jan _2 15:04:05 2006"),
+		GroupReporting: map[int]bool{},
+	}
+	for _, j := range r.jobs {
+		js := j.st.js
+		s := j.spec
+		js.Name, js.GroupID, js.PID = j.name, s.GroupID, j.pid
+		js.Clone = j.clone > 0
+		js.JobOptions = s.Options
+		js.Engine, js.IODepth, js.RW, js.Sync = s.IOEngine, j.depth, s.RW.String(), j.sync
+		for d := range 3 {
+			lo, hi := s.BS[d].Min, s.BS[d].Max
+			if sp := s.BSSplit[d]; len(sp) > 0 {
+				lo, hi = sp[0].BS, sp[0].BS
+				for _, x := range sp {
+					lo, hi = min(lo, x.BS), max(hi, x.BS)
+				}
+			}
+			js.BS[d] = report.BSRange{Min: uint64(lo), Max: uint64(hi)}
+		}
+		if j.err != nil {
+			js.Error = 5 // EIO, as fio reports a failed I/O
+			js.ErrorText = j.err.Error()
+		}
+		ts := r.q.TaskStats(j.task)
+		b := js.Blkq
+		b.Wakeups = uint64(ts.Wakeups)
+		b.DroppedReadAhead = uint64(ts.Dropped)
+		b.Sleeps = uint64(ts.Sleeps)
+		if s.GroupReporting {
+			run.GroupReporting[s.GroupID] = true
+		}
+		run.Jobs = append(run.Jobs, js)
+	}
+	d := r.disk
+	util := 0.0
+	if end > 0 {
+		util = float64(d.IOTicks) / float64(end) * 100
+	}
+	ms := func(t blkq.Time) uint64 { return uint64(t / 1e6) }
+	run.Disks = []report.DiskStats{{
+		Name:         r.dev.Name(),
+		ReadIOs:      d.IOs[blkq.OpRead],
+		WriteIOs:     d.IOs[blkq.OpWrite],
+		ReadMerges:   d.Merges[blkq.OpRead],
+		WriteMerges:  d.Merges[blkq.OpWrite],
+		ReadSectors:  d.Sectors[blkq.OpRead],
+		WriteSectors: d.Sectors[blkq.OpWrite],
+		ReadTicks:    ms(d.Ticks[blkq.OpRead]),
+		WriteTicks:   ms(d.Ticks[blkq.OpWrite]),
+		InQueue:      ms(d.TimeInQ),
+		Util:         min(util, 100),
+	}}
+	return run
+}
+
+// progress prints a line every 2 s of wall time while the run lasts.
+func (r *runner) progress() (stop func()) {
+	if r.opt.Progress == nil {
+		return func() {}
+	}
+	var done atomic.Bool
+	var vnow atomic.Int64
+	start := time.Now()
+	tick := time.NewTicker(2 * time.Second)
+	finished := make(chan struct{})
+	// The run's clock is read on the executor only: sample it through a
+	// cheap tracer hook.
+	r.q.AddTracer(blkq.TracerFunc(func(e *blkq.Event) { vnow.Store(int64(e.Time)) }))
+	go func() {
+		defer close(finished)
+		for range tick.C {
+			if done.Load() {
+				return
+			}
+			fmt.Fprintf(r.opt.Progress, "blkq: %s wall, %.1fs on the run's clock, %d/%d jobs done\n",
+				time.Since(start).Round(time.Second), float64(vnow.Load())/1e9, r.doneJobs.Load(), len(r.jobs))
+		}
+	}()
+	return func() {
+		done.Store(true)
+		tick.Stop()
+		// Do not wait for the goroutine: the ticker is stopped.
+	}
+}

@@ -1,0 +1,360 @@
+// Package engine runs fio job files through a blkq request queue: on a
+// simulated disk in virtual time (deterministic for a seed), on the null
+// device, or on a real file, and returns fio-style statistics.
+package engine
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"blkq"
+	"blkq/report"
+	"blkq/workload/fio"
+)
+
+// Options configure a run. Zero values mean the defaults named.
+type Options struct {
+	// Device is "sim:hdd", "null" or "file:PATH". Default: null when every
+	// job uses fio's null engine, else sim:hdd.
+	Device string
+	// Scheduler, NrRequests, NoMerges and Alloc configure the queue
+	// (defaults: mq-deadline, 128, 0, fair).
+	Scheduler  string
+	NrRequests int
+	NoMerges   int
+	Alloc      string
+	// Seed seeds every random choice of a simulated run (default 1).
+	Seed uint64
+	// SizeCap caps every job's size, filesize and io_size, in bytes (0: none).
+	SizeCap int64
+	// RuntimeCap caps every job's runtime (0: none); jobs that are not
+	// time_based stop at the cap too.
+	RuntimeCap time.Duration
+	// WakeLatency is the delay between waking a task asleep in request
+	// allocation and the task running (default 0: the next event).
+	WakeLatency time.Duration
+	// Tracers receive the queue's event stream (e.g. a blktrace writer).
+	Tracers []blkq.Tracer
+	// Progress, if set, gets a progress line every few seconds of wall time.
+	Progress io.Writer
+	// Attrs are queue tunables to set before the run, by Linux name.
+	Attrs [][2]string
+}
+
+// Result is what a run produced.
+type Result struct {
+	Run      *report.Run
+	Disk     blkq.DiskStats
+	Warnings []string
+	// Verified is the number of sectors read back and checked after a run
+	// on a real file (0 on other devices).
+	Verified int64
+	// Elapsed is the run's length on the run's clock.
+	Elapsed time.Duration
+}
+
+type runner struct {
+	opt     Options
+	jf      *fio.JobFile
+	exec    executor
+	q       *blkq.Queue
+	dev     blkq.Device
+	jobs    []*job
+	running int
+	left    int
+	data    *dataCheck
+	disk    *blkq.DiskStats
+	pids    *pidStats
+
+	doneJobs atomic.Int64 // for the progress line, read off the executor
+}
+
+// Run runs every job of jf and returns the statistics.
+func Run(jf *fio.JobFile, opt Options) (*Result, error) {
+	if opt.Device == "" {
+		opt.Device = defaultDevice(jf)
+	}
+	if opt.Seed == 0 {
+		opt.Seed = 1
+	}
+	r := &runner{opt: opt, jf: jf}
+	if err := CheckEngines(jf); err != nil {
+		return nil, err
+	}
+	lay, err := r.plan()
+	if err != nil {
+		return nil, err
+	}
+	if err := r.open(lay); err != nil {
+		return nil, err
+	}
+	defer r.dev.Close()
+	res := &Result{}
+	for _, ig := range jf.Ignored {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: ignoring option %q (not modelled by blkq)", ig.File, ig.Line, ig.Option))
+	}
+	for _, j := range r.jobs {
+		if j.deps == 0 {
+			r.schedule(j)
+		}
+	}
+	stopProgress := r.progress()
+	r.exec.Run()
+	stopProgress()
+	end := r.exec.Now()
+	r.disk.Flush(end)
+	res.Elapsed = time.Duration(end)
+	if r.data != nil {
+		n, err := r.data.verify(r.q)
+		res.Verified = n
+		if err != nil {
+			return nil, err
+		}
+	}
+	res.Disk = *r.disk
+	res.Run = r.report(end)
+	for _, j := range r.jobs {
+		if j.err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("job %s: %v", j.name, j.err))
+		}
+	}
+	return res, nil
+}
+
+// defaultDevice is the null device when every job uses fio's null engine,
+// else the simulated disk.
+func defaultDevice(jf *fio.JobFile) string {
+	for _, j := range jf.Jobs {
+		if kind, _ := fio.EngineKind(j.IOEngine); kind != "null" {
+			return "sim:hdd"
+		}
+	}
+	return "null"
+}
+
+// CheckEngines rejects a job file naming an engine blkq does not emulate,
+// with one line naming the option.
+func CheckEngines(jf *fio.JobFile) error {
+	for _, j := range jf.Jobs {
+		kind, ok := fio.EngineKind(j.IOEngine)
+		if !ok || kind == "nbd" {
+			return fmt.Errorf("%s: job %q: ioengine=%s is not emulated by blkq (it runs psync/sync/pvsync/vsync, libaio/io_uring/posixaio and null)", jf.Path, j.Name, j.IOEngine)
+		}
+	}
+	return nil
+}
+
+// plan expands numjobs, lays the jobs' files out and links dependencies.
+func (r *runner) plan() (*layout, error) {
+	lay := newLayout(0)
+	type region struct {
+		name         string
+		offset, size int64
+	}
+	var regions [][]region
+	pid := 1000
+	var lastStonewall []*job // jobs before the most recent stonewall barrier
+	var all []*job
+	byName := map[string][]*job{}
+	segment := 0
+	for _, spec := range r.jf.Jobs {
+		if r.jf.Jobs[0] != spec && spec.Stonewall {
+			lastStonewall = append([]*job(nil), all...)
+			segment++
+		}
+		for c := range max(spec.NumJobs, 1) {
+			j := &job{r: r, spec: spec, name: spec.Name, clone: c, pid: pid, index: len(all), segment: segment}
+			pid++
+			j.task = blkq.NewTask(j.pid, j.name)
+			j.task.Wake = j.wake
+			j.sync = spec.IsSync()
+			j.depth = max(spec.IODepth, 1)
+			if j.sync {
+				j.depth = 1
+			}
+			names := r.fileNames(spec, c)
+			per := r.regionSize(spec, len(names))
+			var rs []region
+			for _, n := range names {
+				off := spec.Offset + int64(c)*spec.OffsetIncrement
+				size := per
+				if fs := spec.FileSize[1]; fs > 0 {
+					fs = r.capSize(fs)
+					if size == 0 || off+size > fs {
+						size = max(fs-off, 0)
+					}
+				}
+				rs = append(rs, region{n, off, size})
+				switch {
+				case isDeviceName(n):
+					// A device is as large as its jobs reach; the
+					// device size is at least the default.
+					lay.need(n, off+max(size, r.capSize(spec.IOSize)))
+				case size == 0:
+					return nil, fmt.Errorf("%s: job %q: file %q has no size: set size= or filesize=", r.jf.Path, spec.Name, n)
+				default:
+					lay.need(n, off+size)
+				}
+			}
+			regions = append(regions, rs)
+			for _, d := range lastStonewall {
+				d.waiters = append(d.waiters, j)
+				j.deps++
+			}
+			if spec.WaitFor != "" {
+				for _, d := range byName[spec.WaitFor] {
+					d.waiters = append(d.waiters, j)
+					j.deps++
+				}
+			}
+			all = append(all, j)
+		}
+		byName[spec.Name] = append(byName[spec.Name], all[len(all)-max(spec.NumJobs, 1):]...)
+	}
+	r.jobs = all
+	r.left = len(all)
+	need := lay.place()
+	capacity, err := r.capacity(need)
+	if err != nil {
+		return nil, err
+	}
+	if err := lay.finish(capacity); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.jf.Path, err)
+	}
+	for i, j := range all {
+		var files []*fileRegion
+		for _, rg := range regions[i] {
+			e := lay.byName[rg.name]
+			size := rg.size
+			if size == 0 || rg.offset+size > e.size {
+				size = e.size - rg.offset
+			}
+			if size <= 0 {
+				return nil, fmt.Errorf("%s: job %q: offset %d is beyond the end of %q (%d bytes)", r.jf.Path, j.name, rg.offset, rg.name, e.size)
+			}
+			size = size / 512 * 512
+			files = append(files, &fileRegion{base: e.base + rg.offset, size: size})
+		}
+		seed := r.opt.Seed*0x9e3779b97f4a7c15 ^ uint64(i+1)*0xbf58476d1ce4e5b9
+		if j.spec.RandSeedSet {
+			seed ^= j.spec.RandSeed
+		}
+		j.gen = newGenerator(j.spec, rand.New(rand.NewPCG(seed, uint64(i))), files)
+		var total int64
+		for _, f := range files {
+			total += f.size
+		}
+		io := total
+		if j.spec.IOSize > 0 {
+			io = r.capSize(j.spec.IOSize)
+		}
+		j.limit = io * int64(max(j.spec.Loops, 1))
+	}
+	return lay, nil
+}
+
+func (r *runner) capSize(n int64) int64 {
+	if c := r.opt.SizeCap; c > 0 && n > c {
+		return c
+	}
+	return n
+}
+
+// regionSize is the size of each file's region for a job (size split over
+// its files), after the size cap; 0 means "the whole file".
+func (r *runner) regionSize(spec *fio.Job, nfiles int) int64 {
+	if spec.Size <= 0 {
+		if spec.SizePercent > 0 || r.opt.SizeCap == 0 {
+			return 0
+		}
+		return r.opt.SizeCap
+	}
+	return r.capSize(spec.Size / int64(max(nfiles, 1)))
+}
+
+// fileNames returns the paths of a job clone's files, as fio names them.
+func (r *runner) fileNames(spec *fio.Job, clone int) []string {
+	var names []string
+	if len(spec.Filenames) > 0 {
+		names = append(names, spec.Filenames...)
+	} else {
+		for f := range max(spec.NrFiles, 1) {
+			names = append(names, fmt.Sprintf("%s.%d.%d", spec.Name, clone, f))
+		}
+	}
+	if spec.Directory != "" {
+		for i, n := range names {
+			if !filepath.IsAbs(n) {
+				names[i] = filepath.Join(spec.Directory, n)
+			}
+		}
+	}
+	return names
+}
+
+// schedule starts j after its startdelay.
+func (r *runner) schedule(j *job) {
+	d := j.spec.StartDelay[0]
+	if hi := j.spec.StartDelay[1]; hi > d {
+		d += time.Duration(j.gen.rng.Int64N(int64(hi - d)))
+	}
+	r.running++
+	r.exec.AfterFunc(d, j.begin)
+}
+
+// jobFinished starts the jobs that waited for j, applies exitall, and
+// stops the run when every job is done.
+func (r *runner) jobFinished(j *job) {
+	r.running--
+	r.left--
+	r.doneJobs.Add(1)
+	if j.spec.ExitAll && j.started {
+		for _, o := range r.jobs {
+			if o == j || o.finished {
+				continue
+			}
+			switch strings.ToLower(j.spec.ExitWhat) {
+			case "all":
+			case "stonewall": // the jobs up to the next stonewall
+				if o.segment != j.segment {
+					continue
+				}
+			default: // "group": the jobs of j's reporting group
+				if o.spec.GroupID != j.spec.GroupID {
+					continue
+				}
+			}
+			if o.started {
+				o.stop()
+			} else {
+				o.cancel()
+			}
+		}
+	}
+	for _, w := range j.waiters {
+		w.deps--
+		if w.deps == 0 && !w.finished {
+			r.schedule(w)
+		}
+	}
+	if r.left == 0 {
+		r.exec.Stop()
+	}
+}
+
+// cancel ends a job that never started (exitall).
+func (j *job) cancel() {
+	if j.finished {
+		return
+	}
+	j.finished = true
+	j.start = j.now()
+	j.end = j.start
+	j.r.running++ // balanced by jobFinished
+	j.r.jobFinished(j)
+}

@@ -1,0 +1,137 @@
+package engine
+
+import (
+	"time"
+
+	"blkq"
+	"blkq/report"
+)
+
+// jobStats gathers one job's figures in fio's terms: per direction the
+// submission, completion and total latency (slat, clat, lat), bytes and
+// I/Os, bandwidth and IOPS sampled every 500 ms (fio's default averaging
+// window), and the I/O depth histograms. Figures before ramp_time ends are
+// not kept.
+type jobStats struct {
+	js       *report.JobStats
+	start    blkq.Time
+	rampEnd  blkq.Time
+	window   blkq.Time // start of the current 500 ms sample window
+	winBytes [3]int64  // bytes completed in the window
+	winIOs   [3]int64  // I/Os completed in the window
+	waitLat  *report.Latency
+	wroteAny bool
+}
+
+const sampleWindow = blkq.Time(500 * time.Millisecond)
+
+func newJobStats(js *report.JobStats) *jobStats {
+	for d := report.DirRead; d < report.NumDirs; d++ {
+		ds := js.Dir(d)
+		ds.Slat, ds.Clat, ds.Lat = report.NewLatency(), report.NewLatency(), report.NewLatency()
+	}
+	s := &jobStats{js: js, waitLat: report.NewLatency()}
+	js.Blkq = &report.BlkqJobStats{WaitLat: s.waitLat}
+	return s
+}
+
+func (s *jobStats) begin(start, rampEnd blkq.Time) {
+	s.start, s.rampEnd, s.window = start, rampEnd, rampEnd
+}
+
+func (s *jobStats) dirStats(d ioDir) *report.DirStats { return s.js.Dir(report.Dir(d)) }
+
+// record adds a completed I/O.
+func (s *jobStats) record(u *ioUnit, now blkq.Time) {
+	if u.dir == dirWrite {
+		s.wroteAny = true
+	}
+	if u.start < s.rampEnd {
+		return
+	}
+	s.sample(now)
+	ds := s.dirStats(u.dir)
+	ds.IOs++
+	n := int64(u.bio.Sectors) << blkq.SectorShift
+	ds.Bytes += uint64(n)
+	ds.Slat.Record(int64(u.queued - u.start))
+	ds.Clat.Record(int64(now - u.queued))
+	ds.Lat.Record(int64(now - u.start))
+	s.winBytes[u.dir] += n
+	s.winIOs[u.dir]++
+	s.js.CompleteHist[report.BatchBucket(1)]++
+}
+
+// recordSync adds a completed fsync/fdatasync.
+func (s *jobStats) recordSync(u *ioUnit, now blkq.Time) {
+	if s.js.SyncOps == nil {
+		s.js.SyncOps = &report.SyncStats{Lat: report.NewLatency()}
+	}
+	s.js.SyncOps.IOs++
+	s.js.SyncOps.Lat.Record(int64(now - u.start))
+}
+
+func (s *jobStats) dropped(d ioDir) { s.dirStats(d).Dropped++ }
+
+func (s *jobStats) wrote() bool { return s.wroteAny }
+
+// sample closes every 500 ms window that ended before now.
+func (s *jobStats) sample(now blkq.Time) {
+	for now >= s.window+sampleWindow {
+		for d := range 3 {
+			ds := s.dirStats(ioDir(d))
+			if ds.IOs == 0 && s.winIOs[d] == 0 {
+				continue
+			}
+			secs := float64(sampleWindow) / 1e9
+			ds.BW.Add(float64(s.winBytes[d]) / 1024 / secs)
+			ds.IOPS.Add(float64(s.winIOs[d]) / secs)
+			s.winBytes[d], s.winIOs[d] = 0, 0
+		}
+		s.window += sampleWindow
+	}
+}
+
+func (s *jobStats) submitDepth(depth int) { s.js.IODepthHist[report.DepthBucket(depth)]++ }
+func (s *jobStats) submitBatch(n int)     { s.js.SubmitHist[report.BatchBucket(n)]++ }
+
+// finish sets the runtimes.
+func (s *jobStats) finish(end blkq.Time) {
+	s.sample(end)
+	run := int64(end - max(s.start, s.rampEnd))
+	s.js.Runtime = max(run, 0)
+	s.js.Elapsed = int64(end-s.start) / 1e9
+	for d := report.DirRead; d < report.NumDirs; d++ {
+		if ds := s.js.Dir(d); ds.IOs > 0 {
+			ds.Runtime = s.js.Runtime
+		}
+	}
+}
+
+// pidStats is the per-task part of the event stream: merges, requests and
+// allocation waits of each job, keyed by pid.
+type pidStats struct {
+	byPID map[int]*report.BlkqJobStats
+}
+
+func (p *pidStats) Trace(e *blkq.Event) {
+	b := p.byPID[e.PID]
+	if b == nil {
+		return
+	}
+	switch e.Action {
+	case blkq.ActBackMerge:
+		b.BackMerges++
+	case blkq.ActFrontMerge:
+		b.FrontMerges++
+	case blkq.ActGetRq:
+		if e.Wait > 0 {
+			b.WaitLat.Record(int64(e.Wait))
+		}
+	case blkq.ActIssue:
+		b.RequestsIssued++
+		b.RequestBytes += uint64(e.Sectors) << blkq.SectorShift
+	case blkq.ActSleepRq:
+		b.Sleeps++
+	}
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Full-size runs: every fio example job file in ../shared/corpus/fio-3.33,
+# unmodified and uncapped, on sim:hdd, with the wall time of each. A file
+# whose engine blkq does not emulate fails with one line naming the option.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PATH=$PATH:/usr/local/go/bin
+go build -o /tmp/blkq-corpus ./cmd/blkq || exit 1
+corpus=${1:-../shared/corpus/fio-3.33}
+for f in "$corpus"/*.fio; do
+  start=$(date +%s.%N)
+  if /tmp/blkq-corpus run --output-format=json --output=/dev/null "$f" 2>/tmp/blkq-corpus.err; then
+    status=ok
+  else
+    status="exit $? : $(tail -1 /tmp/blkq-corpus.err)"
+  fi
+  end=$(date +%s.%N)
+  printf '%-32s %6.1fs  %s\n' "$(basename "$f")" "$(echo "$end - $start" | bc)" "$status"
+done
