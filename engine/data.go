@@ -15,7 +15,7 @@ import (
 // content is known. After the run every sector written is read back
 // through the queue and compared.
 type dataCheck struct {
-	seed    uint64
+	seed   uint64
 	bitmap []uint64 // sectors written
 }
 
