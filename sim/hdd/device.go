@@ -15,10 +15,12 @@ import (
 // has no aging: as on real disks, a request far from a busy area can wait
 // long.
 //
-// Reads and writes cost the Model's service time; flushes and discards
-// cost no media time and leave the head where it is (there is no write
-// cache to flush), but at Depth 1 they still wait their turn. A request
-// that reaches beyond the capacity completes with an error at once.
+// Every request costs the Model's service time (Model.Service): reads and
+// writes the command overhead and either the media or the read-ahead
+// buffer; flushes and discards only the command overhead (there is no
+// write cache to flush), and they leave the head where it is. At Depth 1
+// all wait their turn. A request that reaches beyond the capacity
+// completes with an error at once.
 //
 // A Device must be used on its loop's goroutine, as the queue does.
 type Device struct {
@@ -28,7 +30,7 @@ type Device struct {
 	held     []*blkq.Request // issued, not yet in service, in arrival order
 	cur      *blkq.Request   // in service (busy), or completing
 	busy     bool
-	head     uint64 // cylinder under the head, as of the end of cur
+	st       State  // head and buffer as cur leaves them
 	finish   func() // d.done, bound once so scheduling allocates nothing
 }
 
@@ -58,8 +60,13 @@ func (d *Device) Depth() int { return d.m.p.Depth }
 func (d *Device) Model() *Model { return d.m }
 
 // Head returns the cylinder the head is on, or will be on when the request
-// in service completes.
-func (d *Device) Head() uint64 { return d.head }
+// in service completes; a read-ahead running after it moves the head on
+// (see State).
+func (d *Device) Head() uint64 { return d.st.Head }
+
+// State returns the head and buffer as the last request to enter service
+// leaves them (Model.Service's result for it).
+func (d *Device) State() State { return d.st }
 
 // Attach sets the function the disk calls, on the loop, when a request
 // completes.
@@ -94,11 +101,6 @@ func (d *Device) check(rq *blkq.Request) error {
 	return nil
 }
 
-// media reports whether rq moves the head and data.
-func media(rq *blkq.Request) bool {
-	return rq.Op == blkq.OpRead || rq.Op == blkq.OpWrite
-}
-
 // start takes the next held request into service and schedules its end.
 func (d *Device) start() {
 	now := d.loop.Now()
@@ -113,24 +115,19 @@ func (d *Device) start() {
 
 	d.busy = true
 	d.cur = rq
-	if !media(rq) {
-		d.loop.Post(d.finish)
-		return
-	}
-	seek, rot, xfer, head := d.m.Service(now, d.head, rq.Sector, rq.Sectors)
-	d.head = head
-	d.loop.Schedule(seek+rot+xfer, d.finish)
+	cost, st := d.m.Service(now, d.st, rq.Op, rq.Sector, rq.Sectors)
+	d.st = st
+	d.loop.Schedule(cost.Total(), d.finish)
 }
 
-// nearest returns the index of the held request the head reaches first.
+// nearest returns the index of the held request the head reaches first:
+// the one with the least seek and rotational wait, which is none for a
+// request the buffer serves or one without data.
 func (d *Device) nearest(now blkq.Time) int {
 	best, bestT := 0, int64(-1)
+	pos := d.m.positioner(now, d.st)
 	for i, rq := range d.held {
-		var t int64
-		if media(rq) {
-			seek, rot, _, _ := d.m.Service(now, d.head, rq.Sector, 0)
-			t = int64(seek + rot)
-		}
+		t := int64(pos.wait(rq.Op, rq.Sector))
 		if bestT < 0 || t < bestT {
 			best, bestT = i, t
 			if t == 0 {

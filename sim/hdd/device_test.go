@@ -51,12 +51,18 @@ func TestDeviceFIFO(t *testing.T) {
 	d.Issue(c)
 	inIssue = false
 	l.Run()
-	// a: seek 1 ms + wait 2.5 ms + 0.8 ms = 4.3 ms, head on track 1 at
-	//    angle 43.
-	// b: seek back 1 ms → 5.3 ms, angle 53; sector 25 at 25: wait 7.2 ms
-	//    → 12.5 ms; +0.8 → 13.3 ms, head on 0.
-	// c: seek 999 = 10 ms → 23.3 ms, angle 33; sector 99925 at 15: wait
-	//    8.2 ms → 31.5 ms; +0.8 → 32.3 ms.
+	// Each is a miss: 0.5 ms of overhead (5 sectors' turn) before its
+	// seek, while the read-ahead of the one before runs on 5 sectors
+	// along its own track.
+	// a: overhead → 0.5 ms, seek 1 ms → 1.5 ms, angle 15; sector 125 at
+	//    35: wait 2 ms; + 0.8 ms = 4.3 ms, head on track 1 at angle 43.
+	// b: overhead → 4.8 ms (read-ahead at 138, track 1); seek back 1 ms →
+	//    5.8 ms, angle 58; sector 25 at 25: wait 6.7 ms → 12.5 ms; +0.8 →
+	//    13.3 ms, head on 0.
+	// c: overhead → 13.8 ms (read-ahead at 38, track 0); seek 999 = 10 ms
+	//    → 23.8 ms, angle 38; sector 99925 at 15: wait 7.7 ms → 31.5 ms;
+	//    +0.8 → 32.3 ms.
+	// The overhead only takes time the rotational wait would have.
 	want := []blkq.Time{4_300_000, 13_300_000, 32_300_000}
 	if len(*got) != 3 {
 		t.Fatalf("%d completions", len(*got))
@@ -72,7 +78,7 @@ func TestDeviceFIFO(t *testing.T) {
 	}
 }
 
-func TestDeviceFlushDiscardFree(t *testing.T) {
+func TestDeviceFlushDiscard(t *testing.T) {
 	l := sim.NewLoop()
 	d := New(l, roundParams)
 	got := attach(l, d)
@@ -83,15 +89,20 @@ func TestDeviceFlushDiscardFree(t *testing.T) {
 	d.Issue(fl)
 	d.Issue(dc)
 	l.Run()
-	// The read ends at 3.3 ms; flush and discard then take no time and do
-	// not move the head.
-	for i, g := range *got {
-		if g.at != 3_300_000 || g.err != nil {
-			t.Errorf("completion %d (%s) at %d err %v", i, g.rq.Op, g.at, g.err)
+	// The read (0.5 ms overhead, wait from angle 5 to 25: 2 ms, 0.8 ms)
+	// ends at 3.3 ms; flush and discard then cost only the 0.1 ms command
+	// overhead each and do not move the head. The discard is far from the
+	// read-ahead segment [25, 83), which stays.
+	for i, w := range []blkq.Time{3_300_000, 3_400_000, 3_500_000} {
+		if g := (*got)[i]; g.at != w || g.err != nil {
+			t.Errorf("completion %d (%s) at %d err %v, want at %d", i, g.rq.Op, g.at, g.err, w)
 		}
 	}
 	if len(*got) != 3 || (*got)[1].rq != fl || (*got)[2].rq != dc || d.Head() != 0 {
 		t.Fatalf("completions %v, head %d", *got, d.Head())
+	}
+	if c := d.State().Cache; c.Start != 25 || c.Stop != 83 {
+		t.Errorf("segment %+v, want [25, 83)", c)
 	}
 }
 
@@ -133,9 +144,7 @@ func TestDeviceNCQ(t *testing.T) {
 	p.Depth = 4
 	d := New(l, p)
 	got := attach(l, d)
-	// Head on track 0 at angle 0. Sector 60 is 6 ms away, sector 30 is 3
-	// ms, sector 110 (track 1, at 20) is 1 ms seek + 1 ms wait = 2 ms, and
-	// a flush costs nothing.
+	// Head on track 0 at angle 0.
 	far, mid, near := read(60, 1), read(30, 1), read(110, 1)
 	fl := &blkq.Request{Op: blkq.OpFlush}
 	d.Issue(far)
@@ -143,14 +152,20 @@ func TestDeviceNCQ(t *testing.T) {
 	d.Issue(near)
 	d.Issue(fl)
 	l.Run()
-	// far went into service at once (the disk was idle when it came);
-	// after it (6.1 ms, angle 61, track 0) the flush is free, then: mid
-	// (sector 30) is 6.9 ms away, near (track 1, angle 61 + 10 after the
-	// seek, sector at 20) 1 ms + 4.9 ms = 5.9 ms: near first, ending at
-	// 12.1 ms (angle 21), then mid: seek 1 ms (angle 31), wait 9.9 ms,
-	// transfer 0.1 → 23.1 ms.
-	order := []*blkq.Request{far, fl, near, mid}
-	at := []blkq.Time{6_100_000, 6_100_000, 12_100_000, 23_100_000}
+	// far went into service at once (the disk was idle when it came):
+	// 0.5 ms overhead (angle 5), wait 5.5 ms, transfer 0.1 → 6.1 ms. Its
+	// read-ahead then reads 61..110 (to 50 sectors beyond it) from 6.1
+	// ms. Among mid, near and the flush, near (sector 110) is in that
+	// segment and the flush needs no media: neither has a seek or a
+	// rotational wait, and near came first. near waits for the read-ahead
+	// to read 61..99, the 10-sector skew gap and 100..110: 60 sectors'
+	// time, 6 ms → 12.1 ms. The flush costs its 0.1 ms overhead → 12.2
+	// ms. mid is a miss: overhead to 12.7 ms, when the read-ahead (still
+	// going, now to 161) has reached 117 on track 1: seek 1 ms to track 0
+	// (13.7 ms, angle 37), wait 9.3 ms for sector 30, transfer 0.1 → 23.1
+	// ms.
+	order := []*blkq.Request{far, near, fl, mid}
+	at := []blkq.Time{6_100_000, 12_100_000, 12_200_000, 23_100_000}
 	for i, g := range *got {
 		if g.rq != order[i] || g.at != at[i] {
 			t.Errorf("completion %d: %s sector %d at %d, want sector %d at %d",

@@ -26,12 +26,17 @@
 //     least a track-to-track seek), so a long transfer costs exactly what
 //     the layout implies and the head finishes at the angle where the next
 //     sequential sector begins.
-//   - No cache of any kind: reads always go to the media (no read-ahead
-//     buffer), writes complete when they reach the media (no write-back
-//     cache), so a flush has nothing to do and completes at once. A
-//     discard (trim) has no media cost either.
+//   - Every command costs the controller a fixed overhead first, and one
+//     that goes to the media a further one before its seek (cache.go).
+//   - A read-ahead buffer: after a read from the media the drive reads on
+//     into one buffer segment while nothing else needs the head, and a
+//     later read that starts there is served over the interface without
+//     a seek or a rotational wait (cache.go).
+//   - No write cache: writes complete when they reach the media, so a
+//     flush costs only its command overhead. A discard (trim) has no
+//     media cost either.
 //
 // All rotational arithmetic is in integers (exact fractions of a
-// revolution); only the seek curve uses floating point, rounded to whole
-// nanoseconds.
+// revolution); only the seek curve and the interface transfer time use
+// floating point, rounded to whole nanoseconds.
 package hdd

@@ -26,6 +26,9 @@ type Model struct {
 	perNs   uint64  // angle units per ns: RPM × spt
 	perRev  uint64  // angle units per revolution: 60e9 × spt
 	a, b, c float64 // seek time in ns: a + b·√d + c·d
+
+	cmdOH, missOH time.Duration // CommandOverhead, MissOverhead; ≥ 0
+	ra            uint64        // read-ahead window in sectors; 0: no buffer
 }
 
 // unitsPerSector is the angle of one sector in the model's units.
@@ -63,6 +66,11 @@ func NewModel(p Params) (*Model, error) {
 		m.switchS += (need - m.switchS + m.spt - 1) / m.spt * m.spt
 	}
 	m.fitSeek()
+	m.cmdOH = max(p.CommandOverhead, 0)
+	m.missOH = max(p.MissOverhead, 0)
+	if p.ReadAheadBytes > 0 {
+		m.ra = uint64(p.ReadAheadBytes) / 512
+	}
 	return m, nil
 }
 
@@ -177,12 +185,25 @@ func (m *Model) RotationalWait(t blkq.Time, sector uint64) time.Duration {
 // revolution: 4 KiB take 27.311 µs with the defaults, since 2441 whole
 // sectors fit on a track (the nominal 150 MB/s would give 27.307 µs).
 func (m *Model) Transfer(sector uint64, sectors uint32) time.Duration {
+	return m.transfer(sector, uint64(sectors))
+}
+
+// transfer is Transfer for any number of sectors (a read-ahead run can
+// outgrow 32 bits); it saturates at math.MaxInt64.
+func (m *Model) transfer(sector, sectors uint64) time.Duration {
 	if sectors == 0 {
 		return 0
 	}
+	if sectors > math.MaxUint64-sector {
+		return math.MaxInt64
+	}
 	first := sector / m.spt
-	last := (sector + uint64(sectors) - 1) / m.spt
-	units := uint64(sectors) + (last-first)*m.switchS
+	last := (sector + sectors - 1) / m.spt
+	gh, gaps := bits.Mul64(last-first, m.switchS)
+	units, carry := bits.Add64(sectors, gaps, 0)
+	if gh != 0 || carry != 0 {
+		return math.MaxInt64
+	}
 	hi, lo := bits.Mul64(units, unitsPerSector)
 	if hi >= m.perNs {
 		return math.MaxInt64
@@ -191,24 +212,23 @@ func (m *Model) Transfer(sector uint64, sectors uint32) time.Duration {
 	return time.Duration(min(q, math.MaxInt64))
 }
 
-// Service returns the time the disk takes to serve sectors sectors from
-// sector when the request reaches the head at now with the head on
-// cylinder head: the seek to sector's cylinder, the rotational wait once
-// there, and the transfer; and the cylinder the head ends on (that of the
-// last sector transferred). The request completes at
-// now + seek + rotate + transfer.
-func (m *Model) Service(now blkq.Time, head uint64, sector uint64, sectors uint32) (seek, rotate, transfer time.Duration, newHead uint64) {
+// position returns the time for a head on cylinder head at time t to reach
+// the start of sector: the seek to its cylinder, then the rotational wait
+// once there.
+func (m *Model) position(t blkq.Time, head, sector uint64) (seek, rotate time.Duration) {
 	cyl := sector / m.spt
 	dist := cyl - head
 	if head > cyl {
 		dist = head - cyl
 	}
 	seek = m.Seek(dist)
-	rotate = m.RotationalWait(now+blkq.Time(seek), sector)
-	transfer = m.Transfer(sector, sectors)
-	newHead = cyl
-	if sectors > 0 {
-		newHead = (sector + uint64(sectors) - 1) / m.spt
+	return seek, m.RotationalWait(after(t, seek), sector)
+}
+
+// after returns t + d, saturating at the largest Time.
+func after(t blkq.Time, d time.Duration) blkq.Time {
+	if d > 0 && t > blkq.Time(math.MaxInt64-d) {
+		return math.MaxInt64
 	}
-	return seek, rotate, transfer, newHead
+	return t + blkq.Time(d)
 }

@@ -14,13 +14,27 @@ import (
 // sectors a track, so a sector passes in 100 µs; 100000 sectors make 1000
 // cylinders, a full stroke of 999 and a third of it 333. A track-to-track
 // seek of 1 ms lets exactly 10 sectors pass, so the derived skew is 10.
+// A command costs 0.1 ms of overhead, 0.5 ms on a miss (the defaults); the
+// interface moves a sector in 50 µs (twice the media rate) and the drive
+// reads ahead 50 sectors (half a track) beyond the last read.
 var roundParams = Params{
-	Capacity:     100_000,
-	RPM:          6000,
-	TrackToTrack: time.Millisecond,
-	AvgSeek:      5 * time.Millisecond,
-	FullStroke:   10 * time.Millisecond,
-	MediaRate:    5.12e6,
+	Capacity:        100_000,
+	RPM:             6000,
+	TrackToTrack:    time.Millisecond,
+	AvgSeek:         5 * time.Millisecond,
+	FullStroke:      10 * time.Millisecond,
+	MediaRate:       5.12e6,
+	CommandOverhead: 100 * time.Microsecond,
+	MissOverhead:    400 * time.Microsecond,
+	BusRate:         10.24e6,
+	ReadAheadBytes:  50 * 512,
+}
+
+// bare returns p without command overhead and read-ahead buffer: the bare
+// mechanism.
+func bare(p Params) Params {
+	p.CommandOverhead, p.MissOverhead, p.ReadAheadBytes = -1, -1, -1
+	return p
 }
 
 func mustModel(t testing.TB, p Params) *Model {
@@ -149,25 +163,36 @@ func TestService(t *testing.T) {
 		seek, rot, xfer time.Duration
 		newHead         uint64
 	}{
-		// Head on the right track, sector 25 at 2.5 ms, 8 sectors × 100 µs.
-		{"zero distance", 0, 0, 25, 8, 0, 2500 * us, 800 * us, 0},
-		// Seek 1 ms; by then the platter is at 10/100, sector 125 at 35:
-		// 2.5 ms more.
-		{"one track", 0, 0, 125, 8, ms, 2500 * us, 800 * us, 1},
-		// Full stroke 10 ms = a whole revolution; sector 99925 is on
-		// track 999 at (25 + 999×10 mod 100) = 15/100: 1.5 ms.
-		{"full stroke", 0, 0, 99925, 8, 10 * ms, 1500 * us, 800 * us, 999},
-		// Sectors 95..104 cross into track 1: 10 sectors plus the 10-sector
-		// skew gap = 2 ms; the head ends on track 1.
-		{"track crossing", blkq.Time(9500 * us), 0, 95, 10, 0, 0, 2 * ms, 1},
-		// A flush-sized request (0 sectors) only positions.
-		{"no data", 0, 3, 300, 0, 0, 3 * ms, 0, 3},
+		// Every miss spends 0.5 ms on overhead first, during which the
+		// platter turns 5 sectors.
+		// Head on the right track; at 0.5 ms the platter is at 5/100,
+		// sector 25 at 25: 2 ms; 8 sectors × 100 µs.
+		{"zero distance", 0, 0, 25, 8, 0, 2 * ms, 800 * us, 0},
+		// Seek 1 ms; by then (1.5 ms) the platter is at 15/100, sector
+		// 125 at 35: 2 ms more.
+		{"one track", 0, 0, 125, 8, ms, 2 * ms, 800 * us, 1},
+		// Full stroke 10 ms = a whole revolution, ending at 10.5 ms, angle
+		// 5; sector 99925 is on track 999 at (25 + 999×10 mod 100) =
+		// 15/100: 1 ms.
+		{"full stroke", 0, 0, 99925, 8, 10 * ms, ms, 800 * us, 999},
+		// The seek begins at 9.5 ms, angle 95: sectors 95..104 cross into
+		// track 1: 10 sectors plus the 10-sector skew gap = 2 ms; the head
+		// ends on track 1.
+		{"track crossing", blkq.Time(9000 * us), 0, 95, 10, 0, 0, 2 * ms, 1},
+		// A read of no sectors only positions: from angle 5 to sector 300
+		// at (0 + 3×10) = 30: 2.5 ms.
+		{"no data", 0, 3, 300, 0, 0, 2500 * us, 0, 3},
 	} {
-		seek, rot, xfer, h := m.Service(c.now, c.head, c.sector, c.n)
-		if seek != c.seek || rot != c.rot || xfer != c.xfer || h != c.newHead {
-			t.Errorf("%s: got seek %v rot %v xfer %v head %d, want %v %v %v %d",
-				c.name, seek, rot, xfer, h, c.seek, c.rot, c.xfer, c.newHead)
+		cost, st := m.Service(c.now, State{Head: c.head}, blkq.OpRead, c.sector, c.n)
+		want := Cost{Overhead: 500 * us, Seek: c.seek, Rotate: c.rot, Transfer: c.xfer, Served: Miss}
+		if cost != want || st.Head != c.newHead {
+			t.Errorf("%s: got %+v head %d, want %+v head %d", c.name, cost, st.Head, want, c.newHead)
 		}
+	}
+	// Without overhead the first case waits the 2.5 ms from angle 0.
+	b := mustModel(t, bare(roundParams))
+	if cost, _ := b.Service(0, State{}, blkq.OpRead, 25, 8); cost != (Cost{Rotate: 2500 * us, Transfer: 800 * us}) {
+		t.Errorf("bare disk: %+v", cost)
 	}
 }
 
@@ -195,32 +220,33 @@ func TestTransferDefaults(t *testing.T) {
 	// Reaching track 1's first sector from track 0 at t = 0: a 0.8 ms
 	// seek, then the 235-sector skew (802266.8 ns from angle 0) leaves
 	// 2266.8 ns to wait, rounded up.
-	seek, rot, _, _ := d.Service(0, 0, 2441, 8)
+	seek, rot := d.position(0, 0, 2441)
 	if seek != 800*time.Microsecond || rot != 2267 {
 		t.Errorf("track 1 start: seek %v rot %d ns, want 800µs 2267 ns", seek, rot)
 	}
 }
 
-// TestSequentialStream reads a long run of small requests back to back:
-// no request may wait more than a sector's time, and the total time is what the
-// media rate and one skew gap per track imply.
+// TestSequentialStream reads a long run of small requests back to back on
+// the bare mechanism (no overhead, no buffer): no request may wait more
+// than a sector's time, and the total time is what the media rate and one
+// skew gap per track imply.
 func TestSequentialStream(t *testing.T) {
-	for _, p := range []Params{roundParams, {}} {
+	for _, p := range []Params{bare(roundParams), bare(Params{})} {
 		m := mustModel(t, p)
 		spt := m.SectorsPerTrack()
 		now := blkq.Time(m.RotationalWait(0, 0)) // 0: sector 0 is at angle 0
-		head := uint64(0)
+		var st State
 		tracks := uint64(50)
 		for s := uint64(0); s < tracks*spt; s += 8 {
 			n := uint32(min(8, tracks*spt-s))
-			seek, rot, xfer, h := m.Service(now, head, s, n)
+			cost, next := m.Service(now, st, blkq.OpRead, s, n)
 			// Crossing onto a new track between requests, the seek ends
 			// up to a sector before the skewed first sector arrives.
-			if rot > m.Revolution()/time.Duration(spt) {
-				t.Fatalf("spt %d: sector %d waits %v", spt, s, rot)
+			if cost.Rotate > m.Revolution()/time.Duration(spt) {
+				t.Fatalf("spt %d: sector %d waits %v", spt, s, cost.Rotate)
 			}
-			now += blkq.Time(seek + rot + xfer)
-			head = h
+			now += blkq.Time(cost.Total())
+			st = next
 		}
 		// tracks × spt sectors plus (tracks-1) skew gaps of TrackSkew
 		// sectors each.
@@ -257,6 +283,10 @@ func TestValidate(t *testing.T) {
 		{MediaRate: -1},
 		{TrackSkew: 5000}, // ≥ sectors per track
 		{Depth: -2},
+		{CommandOverhead: 2 * time.Second},
+		{MissOverhead: time.Hour},
+		{BusRate: -1},
+		{BusRate: 2e12},
 	} {
 		if err := p.Validate(); err == nil {
 			t.Errorf("%+v: no error", p)
@@ -267,28 +297,36 @@ func TestValidate(t *testing.T) {
 	if err := DefaultParams().Validate(); err != nil {
 		t.Fatal(err)
 	}
+	// Negative overheads and read-ahead mean none.
+	if err := bare(Params{}).Validate(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestRandomReadIOPS serves random 4 KiB reads over the whole default disk
-// at queue depth 1, straight from the model: seek ≈ 8.0 ms on average (the
-// mean of the fitted curve over random distances is a little under its
-// value at the mean distance), rotation ≈ 4.17 ms, transfer 27 µs, so about
-// 82 IOPS.
+// at queue depth 1, straight from the model: overhead 0.5 ms, seek ≈ 8.0 ms
+// on average (the mean of the fitted curve over random distances is a
+// little under its value at the mean distance), rotation ≈ 4.17 ms,
+// transfer 27 µs, so about 79 IOPS. The read-ahead after each read costs
+// nothing: the next read stops it.
 func TestRandomReadIOPS(t *testing.T) {
 	m := mustModel(t, Params{})
 	rng := sim.NewRNG(2002)
 	const n = 20000
 	var now blkq.Time
-	var head uint64
+	var st State
 	var seekSum, rotSum time.Duration
 	blocks := m.Params().Capacity / 8
 	for range n {
 		s := rng.Uint64N(blocks) * 8
-		seek, rot, xfer, h := m.Service(now, head, s, 8)
-		seekSum += seek
-		rotSum += rot
-		now += blkq.Time(seek + rot + xfer)
-		head = h
+		cost, next := m.Service(now, st, blkq.OpRead, s, 8)
+		if cost.Served != Miss {
+			t.Fatalf("random read of sector %d: %v", s, cost.Served)
+		}
+		seekSum += cost.Seek
+		rotSum += cost.Rotate
+		now += blkq.Time(cost.Total())
+		st = next
 	}
 	iops := n / time.Duration(now).Seconds()
 	t.Logf("random 4 KiB reads, QD1: %.1f IOPS (mean seek %v, mean rotation %v)",
@@ -305,10 +343,10 @@ func BenchmarkService(b *testing.B) {
 	m := mustModel(b, Params{})
 	rng := sim.NewRNG(1)
 	var now blkq.Time
-	var head uint64
+	var st State
 	for range b.N {
-		seek, rot, xfer, h := m.Service(now, head, rng.Uint64N(m.Params().Capacity-8), 8)
-		now += blkq.Time(seek + rot + xfer)
-		head = h
+		cost, next := m.Service(now, st, blkq.OpRead, rng.Uint64N(m.Params().Capacity-8), 8)
+		now += blkq.Time(cost.Total())
+		st = next
 	}
 }

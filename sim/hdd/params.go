@@ -42,19 +42,66 @@ type Params struct {
 	// Depth > 1 the disk models NCQ: it serves next, among the requests it
 	// holds, the one it can reach soonest.
 	Depth int
+
+	// CommandOverhead is the controller's time for every command before
+	// any data moves: taking the command from the interface, decoding it
+	// and looking its range up in the buffer. A read served from the
+	// buffer costs only this and the host transfer. Default 0.1 ms, the
+	// "read, cache hit" command overhead in the Hitachi Deskstar 7K3000
+	// (a 7200 rpm SATA disk) specification, table 5; the sources disagree
+	// by a few tens of µs:
+	// DiskSim's validated Seagate Barracuda ST32171W (7200 rpm) has a read
+	// hit overhead of 0.082 ms, IBM's Ultrastar specifications (DDRS-39130,
+	// 146Z10) give < 0.03 ms. A negative value means none.
+	CommandOverhead time.Duration
+	// MissOverhead is the controller's further time, before the seek
+	// starts, for a command that must go to the media: a read the buffer
+	// cannot serve, and every write (there is no write cache). Default
+	// 0.4 ms, so that a miss costs 0.5 ms of overhead in all: the middle
+	// of the "cache not hit" figures, which disagree: Hitachi Deskstar
+	// 7K3000 0.5 ms typical, IBM Ultrastar DDRS-39130 and 146Z10 < 0.4 ms,
+	// DiskSim's Seagate Barracuda ST32171W 0.613 ms, and PC Guide's
+	// "Command Overhead Time" about 0.5 ms for drives of the 2000s. A
+	// negative value means none.
+	MissOverhead time.Duration
+	// BusRate is the host interface's rate in bytes/s: how fast data
+	// held in the buffer reaches the host. Default 300e6: Serial ATA at
+	// 3 Gb/s (300 MB/s after 8b/10b coding), the interface of 7200 rpm
+	// desktop disks from 2005 on (Hitachi Deskstar 7K500). The parallel
+	// ATA-100 (100 MB/s) and ATA-133 of 2002, and even SATA 1.5 Gb/s
+	// (150 MB/s), would be no faster than this model's 150 MB/s media,
+	// which would make a buffer hit slower than reading the platter.
+	BusRate float64
+	// ReadAheadBytes is how far, in bytes (rounded down to whole
+	// sectors), the drive reads ahead of the end of the last read it
+	// served: the size of its read-ahead window (see cache.go). Default
+	// 512 KiB (1024 sectors), between the sources: DiskSim's Barracuda
+	// ST32171W reads ahead at most 281 sectors (140.5 KiB) and its Maxtor
+	// Atlas 10K V 512 (256 KiB); Fujitsu's ATA disks read ahead until
+	// their read buffer is full: 256 KiB of the 512 KiB buffer of the
+	// MHF2043AT, up to 1968 KiB of the 2 MiB of the MPG3xxxAH. A negative
+	// value disables the read-ahead buffer: every read then goes to the
+	// media.
+	ReadAheadBytes int
 }
 
 // DefaultParams returns the default disk: 500 GiB, 7200 rpm, seeks of
-// 0.8/8.5/16 ms, 150 MB/s, queue depth 1, derived track skew.
+// 0.8/8.5/16 ms, 150 MB/s, queue depth 1, derived track skew, command
+// overhead 0.1 ms plus 0.4 ms on a miss, a 300 MB/s interface and a
+// 512 KiB read-ahead.
 func DefaultParams() Params {
 	return Params{
-		Capacity:     500 << 30 >> 9,
-		RPM:          7200,
-		TrackToTrack: 800 * time.Microsecond,
-		AvgSeek:      8500 * time.Microsecond,
-		FullStroke:   16 * time.Millisecond,
-		MediaRate:    150e6,
-		Depth:        1,
+		Capacity:        500 << 30 >> 9,
+		RPM:             7200,
+		TrackToTrack:    800 * time.Microsecond,
+		AvgSeek:         8500 * time.Microsecond,
+		FullStroke:      16 * time.Millisecond,
+		MediaRate:       150e6,
+		Depth:           1,
+		CommandOverhead: 100 * time.Microsecond,
+		MissOverhead:    400 * time.Microsecond,
+		BusRate:         300e6,
+		ReadAheadBytes:  512 << 10,
 	}
 }
 
@@ -82,8 +129,24 @@ func (p Params) withDefaults() Params {
 	if p.Depth == 0 {
 		p.Depth = d.Depth
 	}
+	if p.CommandOverhead == 0 {
+		p.CommandOverhead = d.CommandOverhead
+	}
+	if p.MissOverhead == 0 {
+		p.MissOverhead = d.MissOverhead
+	}
+	if p.BusRate == 0 {
+		p.BusRate = d.BusRate
+	}
+	if p.ReadAheadBytes == 0 {
+		p.ReadAheadBytes = d.ReadAheadBytes
+	}
 	return p
 }
+
+// maxOverhead bounds CommandOverhead and MissOverhead, far above any disk's
+// and far below where sums of times could overflow.
+const maxOverhead = time.Second
 
 // Validate reports whether p (with its zero fields defaulted) describes a
 // disk the model can simulate.
@@ -102,6 +165,13 @@ func (p Params) Validate() error {
 	}
 	if p.Depth < 0 {
 		errs = append(errs, fmt.Errorf("depth %d is negative", p.Depth))
+	}
+	if p.CommandOverhead > maxOverhead || p.MissOverhead > maxOverhead {
+		errs = append(errs, fmt.Errorf("command overhead %v and miss overhead %v must not exceed %v",
+			p.CommandOverhead, p.MissOverhead, maxOverhead))
+	}
+	if !(p.BusRate > 0) || p.BusRate > 1e12 {
+		errs = append(errs, fmt.Errorf("bus rate %g bytes/s out of range (0, 1e12]", p.BusRate))
 	}
 	if len(errs) == 0 {
 		if spt := sectorsPerTrack(p); spt < 1 || spt > maxSPT {

@@ -1,0 +1,335 @@
+// Command overhead and the read-ahead buffer.
+//
+// The mechanics in model.go price a command by where the head and the
+// platter are. This file adds what the drive's controller and its buffer
+// memory do around them: the two effects that make many small sequential
+// reads cost more than a few large ones. Ruemmler and Wilkes ("An
+// introduction to disk drive modeling", IEEE Computer 27(3), March 1994)
+// name them, the controller's fixed per-request overhead and the buffer's
+// read-ahead, as what a model needs beyond the mechanism.
+//
+// Every command first costs CommandOverhead of controller time. A command
+// that must go to the media (a read the buffer cannot serve, or any write)
+// costs MissOverhead more before its seek begins: disk specifications quote
+// the two sums as the "cache hit" and "cache not hit" command overheads.
+// Media data passes through the buffer, and the host transfer overlaps the
+// media transfer, so a media command's transfer costs the longer of the two
+// (the media's, with the defaults).
+//
+// After a read from the media that ends at sector e, the drive keeps reading
+// e, e+1, ... into its buffer, at the media rate and across track
+// boundaries exactly as a transfer would, until it has read ReadAheadBytes
+// beyond the end of the last read it served. The run needs no events: the
+// media reaches sector x at a time the layout fixes (the run's start plus
+// the transfer time from its first sector to x), so the state is brought up
+// to date when the next command comes. That state is a Cache: the segment
+// holds [Start, Stop) once the media has reached Stop.
+//
+// A read that starts in the segment, in what it holds or in what the
+// running read-ahead is about to read, is served from the buffer: the
+// command overhead, then the host transfer at BusRate, finishing no earlier
+// than the media reaches the read's last sector. If the whole read was held
+// when it came, that is a hit; otherwise it is a partial hit, which waits
+// for the media instead of paying a seek and a rotation. The head does not
+// move for it: the read-ahead runs on from where it was, and its end moves
+// to ReadAheadBytes beyond this read, so that a sequential stream of reads
+// keeps it going (Fujitsu's ATA drive manuals, section "Read-Ahead Cache",
+// describe reading ahead into the buffer space a sequential hit frees). A
+// read-ahead that had stopped, its window full, restarts at its end after
+// the seek and rotational wait that takes. The segment drops what lies
+// before the read's first sector.
+//
+// Any other read goes to the media: it stops the read-ahead (the head seeks
+// from wherever the read-ahead had taken it when the seek begins) and
+// replaces the segment with its own data and a new read-ahead. A write
+// stops the read-ahead too, and if it overlaps the segment, drops it. There
+// is no write cache: writes go to the media and complete when they are on
+// it, so the buffer never holds data the media does not. A discard that
+// overlaps the segment drops it as well, and a flush costs only its
+// overhead.
+//
+// The drive has one segment. Disks of the 2000s divide their buffer into a
+// few segments so that interleaved sequential streams each keep a
+// read-ahead; here interleaved streams at queue depth 1 replace each
+// other's, as they would on a disk with one segment. The default values and
+// their sources are in Params.
+//
+// All times are whole ns; only the host transfer time is computed in
+// floating point (a product and a quotient, rounded down), like the seek
+// curve.
+
+package hdd
+
+import (
+	"math"
+	"time"
+
+	"blkq"
+)
+
+// Served says how a command was served.
+type Served uint8
+
+const (
+	// Miss: from the media, after the seek and the rotational wait.
+	Miss Served = iota
+	// Hit: wholly from the buffer, which held the whole range when the
+	// command came.
+	Hit
+	// PartialHit: from the buffer, which held the range's start or was
+	// about to read it; the command waits for the read-ahead to reach
+	// its end.
+	PartialHit
+	// NoData: a flush or a discard, which costs only the command
+	// overhead.
+	NoData
+)
+
+func (s Served) String() string {
+	switch s {
+	case Miss:
+		return "miss"
+	case Hit:
+		return "hit"
+	case PartialHit:
+		return "partial hit"
+	case NoData:
+		return "no data"
+	}
+	return "served(?)"
+}
+
+// Cache is the read-ahead segment: the sectors [Start, Stop) it holds, or
+// will hold once a running read-ahead gets to Stop. The read-ahead reads
+// From, From+1, ... up to Stop; the head reaches the start of From at At,
+// and the media has read up to sector x (exclusive) at At plus the
+// transfer time of [From, x). From == Stop means no read-ahead is running:
+// [Start, Stop) is all held. Start >= Stop means the segment is empty; the
+// zero Cache is empty.
+type Cache struct {
+	Start uint64    // first sector held
+	From  uint64    // first sector of the read-ahead run
+	Stop  uint64    // end of the segment (exclusive): where the run stops
+	At    blkq.Time // ns: when the head reaches the start of From
+}
+
+// Empty reports whether the segment holds and will hold nothing.
+func (c Cache) Empty() bool { return c.Start >= c.Stop }
+
+// running reports whether a read-ahead run has sectors left to read.
+func (c Cache) running() bool { return c.From < c.Stop }
+
+// holds reports whether a read from sector is served from the segment: it
+// starts in what the segment holds or is about to read.
+func (c Cache) holds(sector uint64) bool { return sector >= c.Start && sector < c.Stop }
+
+// State is what the disk carries from one command to the next.
+type State struct {
+	// Head is the cylinder the head is on, as of the end of the last
+	// media command or of the read-ahead run that followed it. While a
+	// run is reading, the head moves on from here with it.
+	Head  uint64
+	Cache Cache
+}
+
+// Cost is how a command spends its service time, in ns. The command
+// completes Total after it enters service.
+type Cost struct {
+	// Overhead is the controller's time before any data moves:
+	// CommandOverhead, plus MissOverhead for a miss.
+	Overhead time.Duration
+	// Seek and Rotate position the head for a miss; 0 otherwise.
+	Seek, Rotate time.Duration
+	// Transfer is, for a miss, the longer of the media and the host
+	// transfer; for a (partial) hit, the time from the end of the
+	// overhead until the last byte reaches the host: the host transfer,
+	// or the wait for the read-ahead to read the range's last sector if
+	// that is later; 0 for NoData.
+	Transfer time.Duration
+	Served   Served
+}
+
+// Total returns the command's service time.
+func (c Cost) Total() time.Duration { return c.Overhead + c.Seek + c.Rotate + c.Transfer }
+
+// Service returns what serving op on sectors sectors from sector costs when
+// the command enters service at now with the disk in state st, and the
+// state it leaves: where the head will be and what the buffer holds and is
+// reading. It is a pure function: the same arguments always give the same
+// result, and st is not changed. Service expects a range within the disk
+// (the Device checks); an op other than read, write, flush or discard is
+// treated as a flush.
+func (m *Model) Service(now blkq.Time, st State, op blkq.Op, sector uint64, sectors uint32) (Cost, State) {
+	end := sector + uint64(sectors)
+	st = m.settle(st, now)
+	switch op {
+	case blkq.OpRead:
+		if st.Cache.holds(sector) {
+			return m.fromBuffer(now, st, sector, end)
+		}
+	case blkq.OpWrite:
+	case blkq.OpDiscard:
+		if overlaps(st.Cache, sector, end) {
+			st = m.stop(st, now)
+			st.Cache = Cache{}
+		}
+		return Cost{Overhead: m.cmdOH, Served: NoData}, st
+	default:
+		return Cost{Overhead: m.cmdOH, Served: NoData}, st
+	}
+
+	// To the media. The read-ahead runs on until the seek begins.
+	c := Cost{Overhead: m.cmdOH + m.missOH, Served: Miss}
+	begin := after(now, c.Overhead)
+	st = m.stop(st, begin)
+	c.Seek, c.Rotate = m.position(begin, st.Head, sector)
+	c.Transfer = max(m.Transfer(sector, sectors), m.bus(uint64(sectors)))
+	st.Head = sector / m.spt
+	if sectors > 0 {
+		st.Head = (end - 1) / m.spt
+	}
+	if op == blkq.OpWrite {
+		if overlaps(st.Cache, sector, end) {
+			st.Cache = Cache{}
+		}
+		return c, st
+	}
+	st.Cache = m.readAhead(after(now, c.Total()), st.Head, sector, end)
+	return c, st
+}
+
+// A positioner gives the seek and rotational wait that Service(now, st, ...)
+// charges each of several commands, sharing the work that does not depend
+// on the command: an NCQ disk compares them all each time it picks one.
+type positioner struct {
+	m     *Model
+	c     Cache     // the segment at now
+	begin blkq.Time // when a miss's seek begins
+	head  uint64    // and the cylinder it begins from
+}
+
+func (m *Model) positioner(now blkq.Time, st State) positioner {
+	st = m.settle(st, now)
+	begin := after(now, m.cmdOH+m.missOH)
+	return positioner{m: m, c: st.Cache, begin: begin, head: m.stop(st, begin).Head}
+}
+
+// wait returns Cost.Seek + Cost.Rotate for op from sector.
+func (p positioner) wait(op blkq.Op, sector uint64) time.Duration {
+	if (op != blkq.OpRead && op != blkq.OpWrite) || (op == blkq.OpRead && p.c.holds(sector)) {
+		return 0
+	}
+	seek, rot := p.m.position(p.begin, p.head, sector)
+	return seek + rot
+}
+
+// fromBuffer serves a read of [s, e) whose start is in the segment.
+func (m *Model) fromBuffer(now blkq.Time, st State, s, e uint64) (Cost, State) {
+	c := st.Cache
+	// Keep the read-ahead ReadAheadBytes beyond this read.
+	want := m.p.Capacity
+	if m.ra < want-e {
+		want = e + m.ra
+	}
+	if want > c.Stop {
+		if !c.running() {
+			// The window was full and the head idle: start again
+			// at the segment's end.
+			seek, rot := m.position(now, st.Head, c.Stop)
+			c.From, c.At = c.Stop, after(now, seek+rot)
+		}
+		c.Stop = want
+	}
+	cost := Cost{Overhead: m.cmdOH, Served: Hit}
+	done := after(after(now, m.cmdOH), m.bus(e-s))
+	if e > c.From {
+		if held := m.heldAt(c, e); held > now {
+			cost.Served = PartialHit
+			done = max(done, held)
+		}
+	}
+	cost.Transfer = time.Duration(done-now) - m.cmdOH
+	c.Start = s
+	st.Cache = c
+	return cost, st
+}
+
+// readAhead returns the segment a media read of [s, e) leaves, the head on
+// cylinder head when the read ends at t: it holds the read's data, and a
+// read-ahead from e starts as soon as the head is at e's start (at once,
+// unless e is on the next track).
+func (m *Model) readAhead(t blkq.Time, head, s, e uint64) Cache {
+	if m.ra == 0 {
+		return Cache{}
+	}
+	c := Cache{Start: s, From: e, Stop: e, At: t}
+	if e < m.p.Capacity {
+		c.Stop = e + min(m.ra, m.p.Capacity-e)
+		seek, rot := m.position(t, head, e)
+		c.At = after(t, seek+rot)
+	}
+	return c
+}
+
+// heldAt returns when the read-ahead in c has read up to sector x
+// (exclusive), x > c.From.
+func (m *Model) heldAt(c Cache, x uint64) blkq.Time {
+	return after(c.At, m.transfer(c.From, x-c.From))
+}
+
+// reached returns the sector the read-ahead in c has read up to
+// (exclusive) at time t: the largest x in [From, Stop] with heldAt(x) <= t.
+func (m *Model) reached(c Cache, t blkq.Time) uint64 {
+	if !c.running() || t <= c.At {
+		return c.From
+	}
+	lo, hi := uint64(0), c.Stop-c.From // heldAt(From+lo) <= t
+	for lo < hi {
+		mid := hi - (hi-lo)/2
+		if m.heldAt(c, c.From+mid) <= t {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return c.From + lo
+}
+
+// settle brings st up to time t: a read-ahead that has reached its end by
+// then stops, and the head stays on the cylinder of the last sector read.
+func (m *Model) settle(st State, t blkq.Time) State {
+	if c := st.Cache; c.running() && m.heldAt(c, c.Stop) <= t {
+		st.Head = (c.Stop - 1) / m.spt
+		st.Cache.From = c.Stop
+	}
+	return st
+}
+
+// stop cancels st's read-ahead at time t: the segment keeps what was read
+// by then, and the head is where the read-ahead had taken it. A run that
+// has not started yet (its head still moving to From) counts as having
+// taken the head to From's cylinder.
+func (m *Model) stop(st State, t blkq.Time) State {
+	st = m.settle(st, t)
+	if c := st.Cache; c.running() {
+		r := m.reached(c, t)
+		st.Head = r / m.spt
+		st.Cache.From, st.Cache.Stop = r, r
+	}
+	return st
+}
+
+// overlaps reports whether [s, e) overlaps the segment c.
+func overlaps(c Cache, s, e uint64) bool {
+	return !c.Empty() && s < c.Stop && e > c.Start
+}
+
+// bus returns the host transfer time of sectors sectors at BusRate,
+// rounded down to the ns.
+func (m *Model) bus(sectors uint64) time.Duration {
+	ns := float64(float64(sectors)*512e9) / m.p.BusRate
+	if ns >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(ns)
+}

@@ -1,0 +1,346 @@
+package hdd
+
+import (
+	"testing"
+	"time"
+
+	"blkq"
+	"blkq/sim"
+)
+
+const (
+	us = time.Microsecond
+	ms = time.Millisecond
+)
+
+// afterFirstRead is the round disk after a read of sectors 25..32 from
+// time 0 (see TestService, "zero distance"): 0.5 ms overhead, 2 ms wait,
+// 0.8 ms transfer, ending at 3.3 ms with the head at the start of sector 33
+// (angle 33). The read-ahead reads 33..82 (50 sectors) from then: sector x
+// is in the buffer at 3.3 ms + (x - 33) × 0.1 ms, all of it at 8.3 ms.
+func afterFirstRead(t *testing.T, m *Model) State {
+	t.Helper()
+	cost, st := m.Service(0, State{}, blkq.OpRead, 25, 8)
+	want := State{Head: 0, Cache: Cache{Start: 25, From: 33, Stop: 83, At: blkq.Time(3300 * us)}}
+	if cost.Total() != 3300*us || st != want {
+		t.Fatalf("first read: %+v, state %+v, want 3.3ms, %+v", cost, st, want)
+	}
+	return st
+}
+
+type serviceCase struct {
+	name       string
+	now        time.Duration
+	op         blkq.Op
+	sector     uint64
+	n          uint32
+	cost       Cost
+	head       uint64
+	cache      Cache
+	afterState func(State) // optional further checks
+}
+
+func runCases(t *testing.T, m *Model, st State, cases []serviceCase) {
+	t.Helper()
+	for _, c := range cases {
+		cost, got := m.Service(blkq.Time(c.now), st, c.op, c.sector, c.n)
+		if cost != c.cost || got.Head != c.head || got.Cache != c.cache {
+			t.Errorf("%s:\n got %+v head %d cache %+v\nwant %+v head %d cache %+v",
+				c.name, cost, got.Head, got.Cache, c.cost, c.head, c.cache)
+		}
+	}
+}
+
+func TestCacheHit(t *testing.T) {
+	m := mustModel(t, roundParams)
+	st := afterFirstRead(t, m)
+	runCases(t, m, st, []serviceCase{
+		// At 4.5 ms the read-ahead has read 33..44. 33..40 is a hit:
+		// 0.1 ms overhead, then 8 sectors over the interface at 50 µs:
+		// 0.4 ms. The head stays with the read-ahead, which now runs to
+		// 50 sectors beyond this read: 91. The segment starts at 33.
+		{name: "sequential hit", now: 4500 * us, op: blkq.OpRead, sector: 33, n: 8,
+			cost:  Cost{Overhead: 100 * us, Transfer: 400 * us, Served: Hit},
+			cache: Cache{Start: 33, From: 33, Stop: 91, At: blkq.Time(3300 * us)}},
+		// Reading the first read's own data again is a hit too; 25 + 8 +
+		// 50 = 83 does not move the read-ahead's end.
+		{name: "re-read", now: 4500 * us, op: blkq.OpRead, sector: 25, n: 8,
+			cost:  Cost{Overhead: 100 * us, Transfer: 400 * us, Served: Hit},
+			cache: Cache{Start: 25, From: 33, Stop: 83, At: blkq.Time(3300 * us)}},
+	})
+
+	// The default disk: a 4 KiB hit costs 0.1 ms + 4096 B / 300 MB/s =
+	// 100000 + 13653.3 ns, rounded down.
+	d := mustModel(t, Params{})
+	cost, st := d.Service(0, State{}, blkq.OpRead, 0, 8)
+	now := blkq.Time(cost.Total() + ms) // the read-ahead has read 1 ms on
+	if cost, _ := d.Service(now, st, blkq.OpRead, 8, 8); cost != (Cost{Overhead: 100 * us, Transfer: 13653, Served: Hit}) {
+		t.Errorf("default disk, 4 KiB hit: %+v, want 113653 ns", cost)
+	}
+}
+
+func TestCachePartialHit(t *testing.T) {
+	m := mustModel(t, roundParams)
+	st := afterFirstRead(t, m)
+	runCases(t, m, st, []serviceCase{
+		// 41..60 starts in what is read (33..44 at 4.5 ms) and ends
+		// beyond: the interface could finish at 4.5 + 0.1 + 20 × 0.05 =
+		// 5.6 ms, but the read-ahead reads sector 60 only by 3.3 + 28 ×
+		// 0.1 = 6.1 ms. No seek and no rotational wait: 1.6 ms in all,
+		// where a miss would cost 0.5 ms + a wait of 9.1 ms + 2 ms. The
+		// read-ahead runs on to 61 + 50 = 111.
+		{name: "reading ahead", now: 4500 * us, op: blkq.OpRead, sector: 41, n: 20,
+			cost:  Cost{Overhead: 100 * us, Transfer: 1500 * us, Served: PartialHit},
+			cache: Cache{Start: 41, From: 33, Stop: 111, At: blkq.Time(3300 * us)}},
+		// By 9 ms the read-ahead has filled its window (83, at 8.3 ms)
+		// and stopped, the head on track 0. 80..87 restarts it at 83:
+		// at 9 ms the platter is at angle 90, so sector 83 comes round
+		// after 9.3 ms, at 18.3 ms, and 83..87 are read by 18.8 ms: 9.8
+		// ms in all (here no better than a miss: 0.5 + 8.5 + 0.8 ms).
+		{name: "window full", now: 9000 * us, op: blkq.OpRead, sector: 80, n: 8,
+			cost:  Cost{Overhead: 100 * us, Transfer: 9700 * us, Served: PartialHit},
+			cache: Cache{Start: 80, From: 83, Stop: 138, At: blkq.Time(18300 * us)}},
+	})
+}
+
+func TestCacheMiss(t *testing.T) {
+	m := mustModel(t, roundParams)
+	st := afterFirstRead(t, m)
+	// A miss at 4.5 ms stops the read-ahead when its seek begins, at 5
+	// ms (angle 50), by when it has read 33..49; the new read's segment
+	// replaces it.
+	runCases(t, m, st, []serviceCase{
+		// Beyond the read-ahead's end (83) on the same track: no seek,
+		// wait from angle 50 to 90: 4 ms; the read ends at 9.8 ms at the
+		// start of sector 98, where its own read-ahead begins.
+		{name: "ahead", now: 4500 * us, op: blkq.OpRead, sector: 90, n: 8,
+			cost:  Cost{Overhead: 500 * us, Rotate: 4 * ms, Transfer: 800 * us, Served: Miss},
+			cache: Cache{Start: 90, From: 98, Stop: 148, At: blkq.Time(9800 * us)}},
+		// Before the segment: from angle 50 back round to 0: 5 ms.
+		{name: "behind", now: 4500 * us, op: blkq.OpRead, sector: 0, n: 8,
+			cost:  Cost{Overhead: 500 * us, Rotate: 5 * ms, Transfer: 800 * us, Served: Miss},
+			cache: Cache{Start: 0, From: 8, Stop: 58, At: blkq.Time(10800 * us)}},
+		// Track 1: the head seeks from where the read-ahead left it
+		// (track 0): 1 ms, to angle 60, where sector 150 (50 + skew 10)
+		// starts: no wait.
+		{name: "next track", now: 4500 * us, op: blkq.OpRead, sector: 150, n: 8, head: 1,
+			cost:  Cost{Overhead: 500 * us, Seek: ms, Transfer: 800 * us, Served: Miss},
+			cache: Cache{Start: 150, From: 158, Stop: 208, At: blkq.Time(6800 * us)}},
+	})
+
+	// Without a read-ahead buffer a sequential read is a miss and, 0.5 ms
+	// of overhead after the last ended, has just missed its sector: it
+	// waits 9.5 ms, nearly a revolution.
+	p := roundParams
+	p.ReadAheadBytes = -1
+	nb := mustModel(t, p)
+	cost, st := nb.Service(0, State{}, blkq.OpRead, 25, 8)
+	if st.Cache != (Cache{}) {
+		t.Errorf("no buffer: segment %+v", st.Cache)
+	}
+	if cost, _ := nb.Service(blkq.Time(cost.Total()), st, blkq.OpRead, 33, 8); cost != (Cost{Overhead: 500 * us, Rotate: 9500 * us, Transfer: 800 * us}) {
+		t.Errorf("no buffer, sequential read: %+v", cost)
+	}
+}
+
+func TestCacheWrite(t *testing.T) {
+	m := mustModel(t, roundParams)
+	st := afterFirstRead(t, m)
+	// A write is a miss: it stops the read-ahead at 5 ms, having read
+	// 33..49.
+	runCases(t, m, st, []serviceCase{
+		// Into the segment [25, 50): it is dropped. From angle 50 to 40:
+		// 9 ms.
+		{name: "overlapping", now: 4500 * us, op: blkq.OpWrite, sector: 40, n: 8,
+			cost: Cost{Overhead: 500 * us, Rotate: 9 * ms, Transfer: 800 * us, Served: Miss}},
+		// Elsewhere: the segment keeps [25, 50), no read-ahead running.
+		{name: "elsewhere", now: 4500 * us, op: blkq.OpWrite, sector: 60, n: 8,
+			cost:  Cost{Overhead: 500 * us, Rotate: ms, Transfer: 800 * us, Served: Miss},
+			cache: Cache{Start: 25, From: 50, Stop: 50, At: blkq.Time(3300 * us)}},
+	})
+	_, st = m.Service(blkq.Time(4500*us), st, blkq.OpWrite, 60, 8) // ends at 6.8 ms
+	runCases(t, m, st, []serviceCase{
+		// 30..37 is still held: a hit, which restarts the read-ahead at
+		// the segment's end, 50, to 38 + 50 = 88. At 7 ms the platter is
+		// at angle 70: sector 50 comes round at 15 ms.
+		{name: "hit after a write", now: 7 * ms, op: blkq.OpRead, sector: 30, n: 8,
+			cost:  Cost{Overhead: 100 * us, Transfer: 400 * us, Served: Hit},
+			cache: Cache{Start: 30, From: 50, Stop: 88, At: blkq.Time(15 * ms)}},
+	})
+}
+
+func TestCommandOverhead(t *testing.T) {
+	m := mustModel(t, roundParams)
+	st := afterFirstRead(t, m)
+	runCases(t, m, st, []serviceCase{
+		// A flush has no write cache to empty: 0.1 ms, nothing changes.
+		{name: "flush", now: 4500 * us, op: blkq.OpFlush,
+			cost: Cost{Overhead: 100 * us, Served: NoData}, cache: st.Cache},
+		// A discard away from the segment changes nothing either.
+		{name: "discard elsewhere", now: 4500 * us, op: blkq.OpDiscard, sector: 5000, n: 100,
+			cost: Cost{Overhead: 100 * us, Served: NoData}, cache: st.Cache},
+		// One into it drops it.
+		{name: "discard overlapping", now: 4500 * us, op: blkq.OpDiscard, sector: 0, n: 30,
+			cost: Cost{Overhead: 100 * us, Served: NoData}},
+	})
+	// The default disk: 0.1 ms a command, 0.5 ms a miss.
+	d := mustModel(t, Params{})
+	if cost, _ := d.Service(0, State{}, blkq.OpFlush, 0, 0); cost.Total() != 100*us {
+		t.Errorf("default flush: %+v", cost)
+	}
+	if cost, _ := d.Service(0, State{}, blkq.OpWrite, 0, 8); cost.Overhead != 500*us || cost.Served != Miss {
+		t.Errorf("default write: %+v", cost)
+	}
+	// Negative overheads mean none.
+	b := mustModel(t, bare(roundParams))
+	if cost, _ := b.Service(0, State{}, blkq.OpFlush, 0, 0); cost != (Cost{Served: NoData}) {
+		t.Errorf("bare flush: %+v", cost)
+	}
+}
+
+// TestReadAheadRuns checks the read-ahead's bookkeeping: what it has read
+// by a time, where it leaves the head, and that a stream of sequential hits
+// keeps it reading without a pause.
+func TestReadAheadRuns(t *testing.T) {
+	m := mustModel(t, roundParams)
+	c := Cache{Start: 0, From: 95, Stop: 120, At: 0}
+	// 95..99 (0.5 ms), the 10-sector skew gap (1 ms), then track 1.
+	for _, x := range []struct {
+		at   time.Duration
+		want uint64
+	}{{0, 95}, {499 * us, 99}, {500 * us, 100}, {1499 * us, 100}, {1500 * us, 100}, {1600 * us, 101}, {9 * ms, 120}} {
+		if got := m.reached(c, blkq.Time(x.at)); got != x.want {
+			t.Errorf("reached at %v = %d, want %d", x.at, got, x.want)
+		}
+	}
+	st := m.stop(State{Cache: c}, blkq.Time(1600*us))
+	if st.Head != 1 || st.Cache != (Cache{Start: 0, From: 101, Stop: 101}) {
+		t.Errorf("stopped at 1.6 ms: %+v", st)
+	}
+	st = m.settle(State{Cache: c}, blkq.Time(9*ms))
+	if st.Head != 1 || st.Cache.From != 120 {
+		t.Errorf("settled: %+v", st)
+	}
+
+	// 2-sector reads every 0.2 ms consume the media's 0.1 ms a sector
+	// exactly: after the first, every one is a partial hit waiting for
+	// its last sector, and the read-ahead keeps its start.
+	_, st = m.Service(0, State{}, blkq.OpRead, 25, 8) // ends at 3.3 ms
+	now := blkq.Time(3300 * us)
+	for s := uint64(33); s < 333; s += 2 {
+		cost, next := m.Service(now, st, blkq.OpRead, s, 2)
+		if cost.Served == Miss || next.Cache.From != 33 || next.Cache.At != blkq.Time(3300*us) {
+			t.Fatalf("sector %d at %v: %+v, %+v", s, time.Duration(now), cost, next)
+		}
+		now += blkq.Time(cost.Total())
+		st = next
+	}
+	// 300 sectors from 33 cross 3 track boundaries: 330 sectors' time.
+	if now != blkq.Time(3300*us+33*ms) {
+		t.Errorf("stream ended at %v, want 36.3ms", time.Duration(now))
+	}
+}
+
+// seqMBps reads total bytes sequentially from sector 0, n sectors a request,
+// at queue depth 1, issuing each request as the last completes, and returns
+// the steady throughput in MB/s (1e6 bytes): that of the requests after the
+// first, whose seek and rotational wait are the same for every size.
+func seqMBps(p Params, n uint32, total uint64) float64 {
+	l := sim.NewLoop()
+	d := New(l, p)
+	next := uint64(0)
+	end := total / 512
+	var first blkq.Time
+	issue := func() {
+		d.Issue(read(next, n))
+		next += uint64(n)
+	}
+	d.Attach(func(rq *blkq.Request, err error) {
+		if err != nil {
+			panic(err)
+		}
+		if rq.Sector == 0 {
+			first = l.Now()
+		}
+		if next < end {
+			issue()
+		}
+	})
+	issue()
+	l.Run()
+	return float64(total-uint64(n)*512) / float64(l.Now()-first) * 1e3
+}
+
+// TestDeviceSequentialSizes is why the buffer is there: sequential 4 KiB
+// reads at queue depth 1 pay the command overhead per 4 KiB, and so run
+// far below the media rate; 64 KiB requests pay it per 64 KiB, inside the
+// time the media takes to read them, and run at the media rate. Without a
+// buffer each 4 KiB read would wait nearly a revolution. Random reads are
+// unaffected by the buffer.
+func TestDeviceSequentialSizes(t *testing.T) {
+	const total = 32 << 20
+	m := mustModel(t, Params{})
+	// The media rate of a sequential stream: a track's sectors per
+	// revolution, stretched by the skew gap.
+	spt, skew := m.SectorsPerTrack(), m.TrackSkew()
+	media := float64(spt*512) / (float64(m.Revolution()) * float64(spt+skew) / float64(spt)) * 1e3
+
+	mb4 := seqMBps(Params{}, 8, total)
+	mb16 := seqMBps(Params{}, 32, total)
+	mb64 := seqMBps(Params{}, 128, total)
+	mb1m := seqMBps(Params{}, 2048, total)
+	noBuf := seqMBps(Params{ReadAheadBytes: -1}, 8, 1<<20)
+	iops, _ := driver(1, Params{}, 5000)
+	t.Logf("sequential reads at QD1: 4 KiB %.1f MB/s, 16 KiB %.1f, 64 KiB %.1f, 1 MiB %.1f (media %.1f); 4 KiB without read-ahead %.2f MB/s",
+		mb4, mb16, mb64, mb1m, media, noBuf)
+	t.Logf("random 4 KiB reads at QD1: %.1f IOPS", iops)
+
+	// 4 KiB: 100000 + 13653 ns a request (all hits but the first): 36.0 MB/s.
+	if mb4 < 35 || mb4 > 37 {
+		t.Errorf("4 KiB sequential: %.1f MB/s, want ≈ 36", mb4)
+	}
+	if mb4 > mb64/2 {
+		t.Errorf("4 KiB sequential %.1f MB/s is not clearly below 64 KiB's %.1f", mb4, mb64)
+	}
+	// Within 1%: the run is not a whole number of tracks, so it has not
+	// quite one skew gap a track.
+	if mb64 < 0.99*media || mb1m < 0.99*media || mb64 > 1.01*media || mb1m > 1.01*media {
+		t.Errorf("64 KiB %.1f MB/s, 1 MiB %.1f MB/s, want near the media's %.1f", mb64, mb1m, media)
+	}
+	if noBuf > 1 {
+		t.Errorf("4 KiB sequential without read-ahead: %.2f MB/s, want < 1 (a revolution each)", noBuf)
+	}
+	if iops < 70 || iops > 90 {
+		t.Errorf("random QD1: %.1f IOPS, want 70..90", iops)
+	}
+}
+
+// TestPositioner checks that the NCQ shortcut charges what Service does.
+func TestPositioner(t *testing.T) {
+	m := mustModel(t, roundParams)
+	rng := sim.NewRNG(7)
+	ops := []blkq.Op{blkq.OpRead, blkq.OpRead, blkq.OpWrite, blkq.OpFlush, blkq.OpDiscard}
+	var st State
+	var now blkq.Time
+	served := map[Served]int{}
+	for i := range 5000 {
+		op := ops[rng.Uint64N(uint64(len(ops)))]
+		// Mostly near the last request, so that the buffer serves some.
+		s := st.Cache.Start + rng.Uint64N(200)
+		if i%3 == 0 {
+			s = rng.Uint64N(m.Params().Capacity - 100)
+		}
+		s = min(s, m.Params().Capacity-100)
+		n := uint32(rng.Uint64N(40))
+		cost, next := m.Service(now, st, op, s, n)
+		if w := m.positioner(now, st).wait(op, s); w != cost.Seek+cost.Rotate {
+			t.Fatalf("%d: %s of %d at %d: positioner %v, Service %+v", i, op, n, s, w, cost)
+		}
+		served[cost.Served]++
+		now += blkq.Time(cost.Total()) + blkq.Time(rng.Uint64N(uint64(2*ms)))
+		st = next
+	}
+	if served[Miss] < 500 || served[Hit] < 50 || served[PartialHit] < 50 || served[NoData] < 500 {
+		t.Errorf("served %v: not all paths tried", served)
+	}
+}
