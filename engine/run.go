@@ -95,8 +95,13 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	}
 	defer r.dev.Close()
 	res := &Result{}
-	for _, ig := range jf.Ignored {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: ignoring option %q (not modelled by blkq)", ig.File, ig.Line, ig.Option))
+	if !strings.HasPrefix(opt.Device, "file:") {
+		for _, j := range jf.Jobs {
+			if !j.Direct {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: buffered I/O (direct=0) has no page cache on %s yet: its bios go straight to the request layer", jf.Path, j.Name, opt.Device))
+				break
+			}
+		}
 	}
 	for _, j := range r.jobs {
 		if j.deps == 0 {
