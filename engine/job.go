@@ -47,6 +47,8 @@ type job struct {
 
 	free []*ioUnit
 	st   *jobStats
+
+	submitted, ended int64 // bios, for the exactly-once check
 }
 
 // ioUnit is one I/O of a job: its bio and its times (fio's io_u).
@@ -163,6 +165,7 @@ func (j *job) pump() {
 		j.inflight++
 		submitted++
 		j.st.submitDepth(j.inflight)
+		j.submitted++
 		if !q.Enqueue(j.task, &u.bio) {
 			j.asleep = true
 			j.parked = u
@@ -268,6 +271,7 @@ func (j *job) issueSync() {
 	u.bio.Op, u.bio.Flags, u.bio.Sector, u.bio.Sectors, u.bio.Buf = blkq.OpFlush, blkq.FlagSync, 0, 0, nil
 	u.start = j.now()
 	j.inflight++
+	j.submitted++
 	if !j.r.q.Enqueue(j.task, &u.bio) {
 		j.asleep = true
 		j.parked = u
@@ -295,6 +299,7 @@ func (j *job) wake(resume func() bool) {
 // done handles a completed I/O.
 func (j *job) done(u *ioUnit, err error) {
 	j.inflight--
+	j.ended++
 	now := j.now()
 	switch {
 	case u.sync:

@@ -112,6 +112,9 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	r.exec.Run()
 	stopProgress()
 	end := r.exec.Now()
+	if err := r.checkInvariants(); err != nil {
+		return nil, err
+	}
 	r.disk.Flush(end)
 	res.Elapsed = time.Duration(end)
 	if r.data != nil {
@@ -129,6 +132,23 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// checkInvariants verifies, at the end of every run, that every bio the
+// jobs submitted ended exactly once and that the request pool is whole.
+func (r *runner) checkInvariants() error {
+	for _, j := range r.jobs {
+		if j.submitted != j.ended || j.inflight != 0 {
+			return fmt.Errorf("internal error: job %s submitted %d bios, %d ended, %d in flight", j.name, j.submitted, j.ended, j.inflight)
+		}
+	}
+	if err := r.q.CheckInvariants(); err != nil {
+		return fmt.Errorf("internal error: %w", err)
+	}
+	if !r.q.Idle() {
+		return fmt.Errorf("internal error: queue not idle after the run: %+v", r.q.Pool())
+	}
+	return nil
 }
 
 // defaultDevice is the null device when every job uses fio's null engine,

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var o, e bytes.Buffer
+	err = cmdRun(args, &o, &e)
+	return o.String(), e.String(), err
+}
+
+func TestDefaultJobPrintsReport(t *testing.T) {
+	out, _, err := runCLI(t, "--runtime-cap=2s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"seq-reader: (groupid=0", "rand-writer: (groupid=0", "Run status group 0", "Disk stats (read/write):", "blkq     : merges back=", "Jain's fairness index"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+func TestJSONOutput(t *testing.T) {
+	out, _, err := runCLI(t, "--runtime-cap=1s", "--output-format=json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Version string `json:"fio version"`
+		Jobs    []struct {
+			Name string `json:"jobname"`
+			Read struct {
+				IOBytes int64 `json:"io_bytes"`
+			} `json:"read"`
+			Blkq map[string]any `json:"blkq"`
+		} `json:"jobs"`
+		DiskUtil []map[string]any `json:"disk_util"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("JSON: %v", err)
+	}
+	if len(v.Jobs) != 5 || v.Jobs[0].Read.IOBytes == 0 || v.Jobs[0].Blkq == nil || len(v.DiskUtil) != 1 {
+		t.Fatalf("unexpected JSON: %+v", v)
+	}
+}
+
+func TestParseOnlyAndErrors(t *testing.T) {
+	corpus := "../../../shared/corpus/fio-3.33/"
+	if _, _, err := runCLI(t, "--parse-only", corpus+"tiobench-example.fio"); err != nil {
+		t.Fatalf("--parse-only on a corpus file: %v", err)
+	}
+	_, errOut, err := runCLI(t, "--parse-only", corpus+"cmdprio-percentage.fio")
+	if err != nil || !strings.Contains(errOut, `ignoring option "cmdprio_percentage"`) {
+		t.Fatalf("ignored option not reported once by name: err=%v stderr=%q", err, errOut)
+	}
+	_, _, err = runCLI(t, "--parse-only", corpus+"nbd.fio")
+	if err == nil || !strings.Contains(err.Error(), "ioengine=nbd") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("nbd.fio: want one line naming ioengine=nbd, got %v", err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.fio")
+	os.WriteFile(bad, []byte("[a]\nrw=read\nbogus_option=1\n"), 0o644)
+	_, _, err = runCLI(t, bad)
+	if err == nil || !strings.Contains(err.Error(), "bad.fio:3") || !strings.Contains(err.Error(), "bogus_option") {
+		t.Fatalf("unknown option: want an error naming bad.fio:3 and the option, got %v", err)
+	}
+	if _, _, err := runCLI(t, "--output-format=xml"); err == nil {
+		t.Fatal("--output-format=xml accepted")
+	}
+	if _, _, err := runCLI(t, "--device=tape:0", "--runtime-cap=1s"); err == nil {
+		t.Fatal("unknown device accepted")
+	}
+}
