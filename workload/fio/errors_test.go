@@ -1,0 +1,155 @@
+package fio
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		src    string
+		line   int
+		option string
+		msg    string // substring of Error()
+	}{
+		{"bad size", "[j]\nrw=read\nbs=4Q\n", 3, "bs", `test.fio:3: option "bs": bad size "4Q": unknown unit "Q"`},
+		{"bad size in global", "[global]\nsize=1.5g\n[j]\n", 2, "size", "fractions"},
+		{"unknown option", "[j]\nbs=4k\nfoobar=1\n", 3, "foobar", `test.fio:3: option "foobar": unknown option`},
+		{"typo suggests", "[j]\nrunetime=10\n", 2, "runetime", `did you mean "runtime"?`},
+		{"wrong case", "[j]\nBS=4k\n", 2, "BS", `did you mean "bs"?`},
+		{"bad rw", "[j]\nrw=randomread\n", 2, "rw", `bad rw "randomread"`},
+		{"rw is case-sensitive", "[j]\nrw=Read\n", 2, "rw", `bad rw`},
+		{"bad rw modifier", "[j]\nrw=read:4x\n", 2, "rw", "modifier"},
+		{"empty rw modifier", "[j]\nrw=read:\n", 2, "rw", "modifier"},
+		{"negative random modifier", "[j]\nrw=randread:-1\n", 2, "rw", "modifier"},
+		{"negative numjobs", "[j]\nnumjobs=-1\n", 2, "numjobs", "bad number"},
+		{"zero numjobs", "[j]\nnumjobs=0\n", 2, "numjobs", "at least 1"},
+		{"zero iodepth", "[j]\niodepth=0\n", 2, "iodepth", "at least 1"},
+		{"rwmixread over 100", "[j]\nrwmixread=101\n", 2, "rwmixread", "between 0 and 100"},
+		{"bssplit over 100", "[j]\nbssplit=4k/50:8k/60\n", 2, "bssplit", "more than 100%"},
+		{"bssplit syntax", "[j]\nbssplit=4k/50/1\n", 2, "bssplit", "bad percentage"},
+		{"zero bs", "[j]\nbs=0\n", 2, "bs", "at least 1"},
+		{"bs range", "[j]\nbs=4k-8k\n", 2, "bs", "use bsrange"},
+		{"too many directions", "[j]\nbs=1k,2k,4k,8k\n", 2, "bs", "at most three"},
+		{"bad bool", "[j]\ndirect=true\n", 2, "direct", `bad boolean "true"`},
+		{"bool out of range", "[j]\nrandrepeat=2\n", 2, "randrepeat", "bad boolean"},
+		{"bare needs value", "[j]\ndirect\n", 2, "direct", "needs a value"},
+		{"bare ignored option needs value", "[j]\nprio\n", 2, "prio", "needs a value"},
+		{"empty value", "[j]\nbs=\n", 2, "bs", "empty value"},
+		{"bad time", "[j]\nruntime=10x\n", 2, "runtime", `bad time "10x"`},
+		{"negative time", "[j]\nramp_time=-1\n", 2, "ramp_time", "negative"},
+		{"bad percent", "[j]\nsize=120%\n", 2, "size", "at most 100"},
+		{"percent not allowed", "[j]\nzonesize=10%\n", 2, "zonesize", "percentage"},
+		{"zone units", "[j]\nsize=4z\n", 2, "size", "zonemode=zbd"},
+		{"bad verify", "[j]\nverify=foo\n", 2, "verify", "want one of"},
+		{"bad zonemode", "[j]\nzonemode=foo\n", 2, "zonemode", "want one of"},
+		{"bad exit_what", "[j]\nexit_what=foo\n", 2, "exit_what", "want one of"},
+		{"bad kb_base", "[j]\nkb_base=512\n", 2, "kb_base", "1024 or 1000"},
+		{"bad expression", "[j]\nsize=(1+\n", 2, "size", "bad size"},
+		{"division by zero", "[j]\nsize=(1/0)\n", 2, "size", "division by zero"},
+		{"overflow", "[j]\nsize=99999999999999999999\n", 2, "size", "too large"},
+		{"empty filename", "[j]\nfilename=::\n", 2, "filename", "no file names"},
+		{"engine with blanks", "[j]\nioengine=lib aio\n", 2, "ioengine", "blanks"},
+		{"empty name", "[j]\nname=\n", 2, "name", "empty value"},
+		{"option before section", "bs=4k\n[j]\n", 1, "bs", `test.fio:1: option "bs": appears before any [section]`},
+		{"flag before section", "thread\n[j]\n", 1, "thread", "before any [section]"},
+		{"garbage before section", "; ok\ngarbage here\n[j]\n", 2, "", `"garbage here" appears before any [section]`},
+		{"garbage line", "[j]\nhello world\n", 2, "", `malformed line "hello world"`},
+		{"garbage chars", "[j]\n$$$=1\n", 2, "", "malformed line"},
+		{"unterminated header", "[j]\nbs=4k\n[job\n", 3, "", "unterminated section header"},
+		{"text after header", "[j] x\n", 1, "", "text after section header"},
+		{"empty header", "[ ]\n", 1, "", "empty section name"},
+		{"include", "[j]\ninclude other.fio\n", 2, "", "include directives are not supported"},
+		{"env makes it bad", "[j]\nbs=${BAD}\n", 2, "bs", `bad size "4Q"`},
+		{"crlf line numbers", "[j]\r\n\r\nbs=x\r\n", 3, "bs", "bad size"},
+		{"first error wins", "[j]\nbs=4Q\nfoo=1\n", 2, "bs", "bad size"},
+		{"error in second job", "[a]\n[b]\nrw=x\n", 3, "rw", "bad rw"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseConfig("test.fio", []byte(tc.src), Config{Env: mapEnv(map[string]string{"BAD": "4Q"}), Keywords: &testKeywords})
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("got %v (%T), want *ParseError", err, err)
+			}
+			if pe.File != "test.fio" || pe.Line != tc.line || pe.Option != tc.option {
+				t.Errorf("got file %q line %d option %q, want line %d option %q (%v)", pe.File, pe.Line, pe.Option, tc.line, tc.option, err)
+			}
+			if !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("error %q does not contain %q", err, tc.msg)
+			}
+			if !strings.HasPrefix(err.Error(), "test.fio:") {
+				t.Errorf("error %q does not start with file:line", err)
+			}
+		})
+	}
+}
+
+func TestParseErrorValue(t *testing.T) {
+	_, err := ParseConfig("dir/f.fio", []byte("[j]\n  bs = 4Q ; c\n"), Config{Keywords: &testKeywords})
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Value != "4Q" || pe.Option != "bs" || pe.Line != 2 || pe.File != "dir/f.fio" {
+		t.Fatalf("%#v", err)
+	}
+	if got := (&ParseError{File: "f", Msg: "m"}).Error(); got != "f: m" {
+		t.Errorf("no line: %q", got)
+	}
+}
+
+func TestParseFileErrors(t *testing.T) {
+	if _, err := ParseFile("/nonexistent/x.fio"); err == nil {
+		t.Error("missing file: no error")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		line int
+		opt  string
+		msg  string
+	}{
+		{"wait_for forward", "[a]\nwait_for=b\n[b]\n", 2, "wait_for", `no job named "b" before this one`},
+		{"wait_for missing", "[a]\n[b]\nwait_for=zz\n", 3, "wait_for", `no job named "zz"`},
+		{"wait_for self", "[a]\nwait_for=a\n", 2, "wait_for", `no job named "a"`},
+		{"size below bs", "[global]\nbs=8k\n[a]\nsize=4k\n", 4, "size", "smaller than the minimum block size"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			jf := parseString(t, tc.src, nil)
+			err := Validate(jf)
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("got %v", err)
+			}
+			if pe.Line != tc.line || pe.Option != tc.opt || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("got %v (line %d option %q)", err, pe.Line, pe.Option)
+			}
+		})
+	}
+	jf := parseString(t, "[a]\n[b]\nwait_for=a\n", nil)
+	if err := Validate(jf); err != nil {
+		t.Errorf("valid wait_for: %v", err)
+	}
+	// Hand-built jobs get the checks Parse would have made.
+	j := newJob("x", 7)
+	j.BSSplit[DirWrite] = []Split{{4096, 70}, {0, 40}}
+	j.BS[DirTrim] = Range{0, 0}
+	j.NumJobs, j.IODepth, j.RWMixRead = 0, 0, 101
+	err := Validate(&JobFile{Path: "h.fio", Jobs: []*Job{j}})
+	for _, want := range []string{"write percentages add up to 110%", "write block size 0", "trim block size range 0-0",
+		"numjobs 0", "iodepth 0", "read share 101%", "h.fio:7:"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate: %v; want %q", err, want)
+		}
+	}
+	if err := Validate(&JobFile{Path: "e.fio"}); err == nil || err.Error() != "e.fio: no jobs defined" {
+		t.Errorf("empty: %v", err)
+	}
+	if err := Validate(nil); err == nil {
+		t.Error("nil: no error")
+	}
+}
