@@ -23,7 +23,7 @@ func (r *runner) report(end blkq.Time) *report.Run {
 		s := j.spec
 		js.Name, js.GroupID, js.PID = j.name, s.GroupID, j.pid
 		js.Clone = j.clone > 0
-		js.JobOptions = s.Options
+		js.JobOptions = s.Options[s.NumInherited:]
 		js.Engine, js.IODepth, js.RW, js.Sync = s.IOEngine, j.depth, s.RW.String(), j.sync
 		for d := range 3 {
 			lo, hi := s.BS[d].Min, s.BS[d].Max
