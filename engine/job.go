@@ -121,6 +121,10 @@ func (j *job) getUnit() *ioUnit {
 // endIO is every job bio's completion callback.
 func endIO(b *blkq.Bio, err error) {
 	u := b.Private.(*ioUnit)
+	if u.j.r.simulated {
+		u.j.done(u, err) // already on the event loop
+		return
+	}
 	u.j.r.exec.Do(func() { u.j.done(u, err) })
 }
 

@@ -49,6 +49,7 @@ func (r *runner) open(lay *layout) error {
 		p.Capacity = capSectors
 		r.dev = hdd.New(loop, p)
 		clk = loop
+		r.simulated = true
 	case "null":
 		// The null device costs no device time, so its run is measured
 		// on the wall clock: IOPS are the request layer's own speed, as
@@ -97,11 +98,14 @@ func (r *runner) open(lay *layout) error {
 	r.q = q
 	r.disk = &blkq.DiskStats{}
 	q.AddTracer(r.disk)
-	r.pids = &pidStats{byPID: map[int]*report.BlkqJobStats{}}
-	for _, j := range r.jobs {
+	r.pids = &pidStats{}
+	for i, j := range r.jobs {
 		js := &report.JobStats{}
 		j.st = newJobStats(js)
-		r.pids.byPID[j.pid] = js.Blkq
+		if i == 0 {
+			r.pids.base = j.pid
+		}
+		r.pids.byPID = append(r.pids.byPID, js.Blkq)
 	}
 	q.AddTracer(r.pids)
 	for _, t := range r.opt.Tracers {

@@ -71,6 +71,8 @@ type runner struct {
 	disk    *blkq.DiskStats
 	pids    *pidStats
 
+	simulated bool // the executor is the event loop itself
+
 	doneJobs atomic.Int64 // for the progress line, read off the executor
 }
 

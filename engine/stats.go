@@ -111,14 +111,16 @@ func (s *jobStats) finish(end blkq.Time) {
 // pidStats is the per-task part of the event stream: merges, requests and
 // allocation waits of each job, keyed by pid.
 type pidStats struct {
-	byPID map[int]*report.BlkqJobStats
+	base  int                    // pid of byPID[0]
+	byPID []*report.BlkqJobStats // jobs have consecutive pids
 }
 
 func (p *pidStats) Trace(e *blkq.Event) {
-	b := p.byPID[e.PID]
-	if b == nil {
+	i := e.PID - p.base
+	if i < 0 || i >= len(p.byPID) {
 		return
 	}
+	b := p.byPID[i]
 	switch e.Action {
 	case blkq.ActBackMerge:
 		b.BackMerges++
