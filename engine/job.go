@@ -287,7 +287,11 @@ func (j *job) issueSync() {
 // wake is the task's Wake hook: the woken task runs after the scheduler
 // latency, retries its allocation and, once it has a request, goes on.
 func (j *job) wake(resume func() bool) {
-	j.r.exec.AfterFunc(j.r.opt.WakeLatency, func() {
+	d := j.r.opt.WakeLatency
+	if jit := j.r.opt.WakeJitter; jit > 0 && j.r.simulated {
+		d += time.Duration(j.r.wakeRNG.Int64N(int64(jit)))
+	}
+	j.r.exec.AfterFunc(d, func() {
 		if !resume() {
 			return
 		}

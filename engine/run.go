@@ -38,6 +38,10 @@ type Options struct {
 	// WakeLatency is the delay between waking a task asleep in request
 	// allocation and the task running (default 0: the next event).
 	WakeLatency time.Duration
+	// WakeJitter adds a random delay in [0, WakeJitter) to each wake-up
+	// (seeded; simulated runs only): the scheduler's say in which woken
+	// task runs first.
+	WakeJitter time.Duration
 	// Tracers receive the queue's event stream (e.g. a blktrace writer).
 	Tracers []blkq.Tracer
 	// Progress, if set, gets a progress line every few seconds of wall time.
@@ -72,6 +76,7 @@ type runner struct {
 	pids    *pidStats
 
 	simulated bool // the executor is the event loop itself
+	wakeRNG   *rand.Rand
 
 	doneJobs atomic.Int64 // for the progress line, read off the executor
 }
@@ -84,7 +89,7 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	if opt.Seed == 0 {
 		opt.Seed = 1
 	}
-	r := &runner{opt: opt, jf: jf}
+	r := &runner{opt: opt, jf: jf, wakeRNG: rand.New(rand.NewPCG(opt.Seed, 0x5eed))}
 	if err := CheckEngines(jf); err != nil {
 		return nil, err
 	}
