@@ -7,6 +7,7 @@ import (
 	"blkq"
 	"blkq/device"
 	_ "blkq/iosched/deadline" // registers mq-deadline
+	_ "blkq/iosched/linus"    // registers linus (2.4)
 	"blkq/report"
 	"blkq/sim"
 	"blkq/sim/hdd"

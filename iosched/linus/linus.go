@@ -1,0 +1,506 @@
+// Package linus is the Linux 2.4 I/O scheduler, the "linus elevator" of
+// drivers/block/elevator.c, tuned with elvtune.
+//
+// # The algorithm
+//
+// All requests, reads and writes, wait on one list in the order the device
+// will get them; Dispatch takes the head. A new request is put in sector
+// order on the elevator's sweep: the list ascends from its head, and where
+// a sector is lower than the one before it the sweep has wrapped round to
+// the start of the disk. Scanning from the tail towards the head, the new
+// request goes after the first request p such that it lies between p and
+// p's successor: p.Sector <= s < next.Sector on an ascending step, or
+// s >= p.Sector || s < next.Sector at a wrap. If no such place exists it
+// goes at the tail. Nothing is ever put in front of the head.
+//
+// Every request carries a passover budget (Request.ElvSeq, 2.4's
+// elevator_sequence), set when it is inserted: read_latency for a read,
+// write_latency for anything else. Whenever newer I/O is put ahead of a
+// queued request, that request pays:
+//
+//   - seek_cost for each new request inserted ahead of it (a "seeky"
+//     insert), or 1 if the new request is sector-contiguous with a
+//     neighbour where it lands (it costs the disk no seek: 2.4 charged a
+//     merge it had to refuse for size at 1, too);
+//   - 1 for each bio merged into a request ahead of it (the merge makes
+//     that request longer, so everything behind it waits a little more).
+//     A back merge into rq passes every request after rq; a front merge
+//     also passes rq itself (the new sectors go before rq's own), so rq
+//     pays 1 as well.
+//
+// A request whose budget is exhausted (<= 0) is a barrier: nothing may be
+// put ahead of it any more. The insert scan stops at the first (tail-most)
+// exhausted request, so a new request lands at the earliest right after it;
+// AllowMerge refuses a merge into any request that has an exhausted request
+// behind it, and a front merge into an exhausted request itself. A back
+// merge into the tail request passes nobody and is always allowed.
+//
+// max_bomb_segments: a read that found no merge and, on its scan, saw only
+// writes (no read is waiting where it could go) is promoted towards the
+// head: walking from the head, each write counts 1 + sectors/64 "write
+// units", and the read goes right after the write at which the count
+// reaches max_bomb_segments, unless its sorted place is earlier already. So
+// max_bomb_segments is the number of write units (roughly, writes) left in
+// front of a new read when the queue holds only writes. 0 turns it off.
+//
+// Requests inserted at the head (flushes) go on a separate list served
+// before the sorted one, as Linux's elevator core puts them on its dispatch
+// list; they carry no budget and are not counted as passing anyone.
+//
+// # Why budgets bound starvation
+//
+// Every pass costs the passed request at least 1 and happens only while its
+// budget is positive, so a request with budget B is passed at most B times,
+// and at most (B-1)/seek_cost + 1 of those are seeky inserts. Once its
+// budget is gone, no insert or merge may put anything ahead of it, so the
+// requests in front of it only leave (from the head). A request therefore
+// waits for at most the requests ahead of it when it was inserted, plus B
+// passes, plus flushes. Merging two requests keeps the smaller budget, so a
+// merged request is no more patient than either part.
+//
+// # Which 2.4
+//
+// The budgets, the seek cost and the barrier follow 2.4.20 and later (Jens
+// Axboe's 2002 "elevator seek accounting fixes": merge cost 1, seek cost
+// ELV_LINUS_SEEK_COST, a request after the insertion point pays for it).
+// Merges stop at the barrier as in 2.4.32 and Andrea Arcangeli's -aa tree
+// (seen in 2.4.20-aa1); 2.4.20 and the RHEL3 2.4.21 tree still merged past
+// it, taking merges to be free. max_bomb_segments is Andrew Morton's
+// read-latency code as in the 2.4.18 (oct-month), RHEL3 2.4.21 and 2.4.32
+// trees, with 2.4.21's "saw no read" condition; 2.4.0 and the -aa tree had
+// the tunable but did not apply it. Where blkq differs, and why:
+//
+//   - 2.4 never tested the in-between place right after the exhausted
+//     request itself; blkq does, since a request put there passes only
+//     requests behind the barrier.
+//   - 2.4's in-between test was strict (p.Sector < s): a request at a
+//     queued request's sector went to the tail. blkq puts it after the
+//     requests of equal sector (p.Sector <= s).
+//   - 2.4's max_bomb promotion passed writes without charging them and
+//     ignored exhausted budgets. blkq charges them seek_cost like any
+//     seeky insert and never promotes a read past a barrier, so the bound
+//     above holds for every request.
+//   - The RHEL3 read-latency patch also aged every request its merge scan
+//     looked at by 1; vanilla 2.4.20+ and 2.4.32 did not, nor does blkq
+//     (its merge lookups do not scan). 2.4's one-hit merge cache charged
+//     nothing; blkq's elevator cannot tell which lookup found a merge and
+//     charges every merge alike.
+//
+// Budgets are set at insert: changing read_latency or write_latency affects
+// requests inserted afterwards, as elvtune's did.
+//
+// Like 2.4's, an insert, a merge and a front-merge lookup each walk the list
+// (O(queued requests), at most 2 x nr_requests); dispatch is O(1).
+//
+// Import this package for its effect: it registers "linus" with the stock
+// 2.4.21 tunables.
+package linus
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"blkq"
+)
+
+// Name is the scheduler's registered name.
+const Name = "linus"
+
+// The stock 2.4.21 tunables (include/linux/elevator.h in the RHEL3 2.4.21
+// tree: ELEVATOR_LINUS and ELV_LINUS_SEEK_COST).
+const (
+	DefaultReadLatency     = 2048
+	DefaultWriteLatency    = 8192
+	DefaultMaxBombSegments = 6
+	DefaultSeekCost        = 16
+)
+
+// sectorsPerBombUnit: a queued write counts 1 + sectors/64 write units
+// against max_bomb_segments.
+const sectorsPerBombUnit = 64
+
+// maxTunable caps every tunable (2.4 kept them in ints).
+const maxTunable = math.MaxInt32
+
+func init() {
+	blkq.RegisterElevator(Name, func(blkq.Clock) blkq.Elevator { return New(Stock2421()) })
+}
+
+// Params are the elevator's tunables, in elvtune's terms.
+type Params struct {
+	ReadLatency     int // passover budget of a read (elvtune -r)
+	WriteLatency    int // passover budget of a write (elvtune -w)
+	MaxBombSegments int // write units left ahead of a promoted read; 0 = off (elvtune -b)
+	SeekCost        int // budget a seeky insert costs each request it passes (ELV_LINUS_SEEK_COST)
+}
+
+// Stock2421 returns the tunables of a stock 2.4.21 kernel (as shipped in
+// RHEL3): read 2048, write 8192, max_bomb_segments 6, seek cost 16.
+func Stock2421() Params {
+	return Params{ReadLatency: DefaultReadLatency, WriteLatency: DefaultWriteLatency,
+		MaxBombSegments: DefaultMaxBombSegments, SeekCost: DefaultSeekCost}
+}
+
+// Tuned2003 returns the setting of Andrea Arcangeli's 2003 -aa patch from
+// the "io stalls" thread: read 128, write 512, seek cost 1. That tree did
+// not apply max_bomb_segments, so it is 0 (off).
+func Tuned2003() Params {
+	return Params{ReadLatency: 128, WriteLatency: 512, MaxBombSegments: 0, SeekCost: 1}
+}
+
+// Validate reports whether p is usable: latencies and max_bomb_segments in
+// 0..MaxInt32, seek cost in 1..MaxInt32 (a seek cost of 0 would let seeky
+// inserts pass a request for ever).
+func (p Params) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    int
+		min  int
+	}{
+		{"read_latency", p.ReadLatency, 0},
+		{"write_latency", p.WriteLatency, 0},
+		{"max_bomb_segments", p.MaxBombSegments, 0},
+		{"seek_cost", p.SeekCost, 1},
+	} {
+		if f.v < f.min || f.v > maxTunable {
+			return fmt.Errorf("linus: %s %d: want %d..%d", f.name, f.v, f.min, maxTunable)
+		}
+	}
+	return nil
+}
+
+// Which list a request is on, kept in Request.ElvIndex.
+const (
+	onNone   = iota
+	onSorted // the sector-sorted list
+	onFront  // the head-insert list, served first
+)
+
+// Linus is the 2.4 linus elevator. Use New; the queue calls its methods
+// under its lock.
+type Linus struct {
+	p      Params
+	sorted list             // dispatch order; head is next
+	front  blkq.RequestList // head inserts (flushes), served before sorted
+}
+
+// New returns a linus elevator with tunables p. It panics if p is invalid
+// (see Params.Validate).
+func New(p Params) *Linus {
+	if err := p.Validate(); err != nil {
+		panic(err)
+	}
+	return &Linus{p: p}
+}
+
+// Params returns the current tunables.
+func (l *Linus) Params() Params { return l.p }
+
+// Name returns "linus".
+func (l *Linus) Name() string { return Name }
+
+// Len returns the number of requests held.
+func (l *Linus) Len() int { return l.sorted.n + l.front.Len() }
+
+func (l *Linus) latency(op blkq.Op) int {
+	if op == blkq.OpRead {
+		return l.p.ReadLatency
+	}
+	return l.p.WriteLatency
+}
+
+// Insert adds rq: at the front for a head insert, otherwise in sweep order
+// within the limits of the queued requests' budgets, with a fresh budget.
+func (l *Linus) Insert(rq *blkq.Request, atHead bool, _ blkq.Time) {
+	if atHead {
+		rq.ElvIndex = onFront
+		l.front.PushFront(rq)
+		return
+	}
+	rq.ElvIndex = onSorted
+	rq.ElvSeq = l.latency(rq.Op)
+	after, barrier, sawRead := l.place(rq.Sector)
+	if rq.Op == blkq.OpRead && l.p.MaxBombSegments > 0 && !sawRead {
+		after = l.bomb(after, barrier)
+	}
+	if after != nil && after.ElvNext != nil {
+		// rq passes everything behind its place.
+		next := after.ElvNext
+		cost := l.p.SeekCost
+		if after.End() == rq.Sector || rq.End() == next.Sector {
+			cost = 1
+		}
+		charge(next, cost)
+	}
+	l.sorted.insertAfter(rq, after)
+}
+
+// place scans from the tail towards the head for rq's place in sweep order
+// (sector s). It returns the request to insert after (nil: the tail), the
+// tail-most request with an exhausted budget where the scan stopped (nil if
+// none), and whether the scan saw a read.
+func (l *Linus) place(s uint64) (after, barrier *blkq.Request, sawRead bool) {
+	for p := l.sorted.tail; p != nil; p = p.ElvPrev {
+		if p.Op == blkq.OpRead {
+			sawRead = true
+		}
+		if after == nil && inBetween(s, p) {
+			after = p
+		}
+		if p.ElvSeq <= 0 {
+			return after, p, sawRead
+		}
+	}
+	return after, nil, sawRead
+}
+
+// inBetween reports whether sector s belongs between p and its successor
+// on the sweep.
+func inBetween(s uint64, p *blkq.Request) bool {
+	n := p.ElvNext
+	if n == nil {
+		return false
+	}
+	if p.Sector <= n.Sector {
+		return p.Sector <= s && s < n.Sector
+	}
+	return s >= p.Sector || s < n.Sector // the sweep wraps between p and n
+}
+
+// bomb returns where a read goes when max_bomb_segments promotes it: after
+// the write, counted from the head, at which the write units reach
+// max_bomb_segments, but not before its sorted place after (nil: the tail)
+// would put it, and never ahead of barrier.
+func (l *Linus) bomb(after, barrier *blkq.Request) *blkq.Request {
+	units := 0
+	pastBarrier := barrier == nil
+	for p := l.sorted.head; p != nil && p != after; p = p.ElvNext {
+		if p == barrier {
+			pastBarrier = true
+		}
+		if p.Op == blkq.OpRead {
+			continue
+		}
+		units += 1 + int(p.Sectors)/sectorsPerBombUnit
+		if units >= l.p.MaxBombSegments {
+			if !pastBarrier {
+				return barrier
+			}
+			return p
+		}
+	}
+	return after
+}
+
+// charge takes cost off the budget of p and every request after it.
+func charge(p *blkq.Request, cost int) {
+	for ; p != nil; p = p.ElvNext {
+		p.ElvSeq -= cost
+	}
+}
+
+// Dispatch removes and returns the next request: a head insert if any,
+// else the head of the sorted list.
+func (l *Linus) Dispatch(blkq.Time) *blkq.Request {
+	rq := l.front.Front()
+	if rq == nil {
+		rq = l.sorted.head
+	}
+	if rq != nil {
+		l.remove(rq)
+	}
+	return rq
+}
+
+func (l *Linus) remove(rq *blkq.Request) {
+	switch rq.ElvIndex {
+	case onSorted:
+		l.sorted.remove(rq)
+	case onFront:
+		l.front.Remove(rq)
+	default:
+		panic(fmt.Sprintf("linus: request %v %d+%d is not queued here", rq.Op, rq.Sector, rq.Sectors))
+	}
+	rq.ElvIndex = onNone
+}
+
+// FrontMerge returns the tail-most request of op starting at sector that
+// a front merge may join. The scan stops at the barrier: a front merge
+// into an exhausted request, or into one ahead of it, would pass it.
+func (l *Linus) FrontMerge(sector uint64, op blkq.Op) *blkq.Request {
+	for p := l.sorted.tail; p != nil; p = p.ElvPrev {
+		if p.ElvSeq <= 0 {
+			return nil
+		}
+		if p.Sector == sector && p.Op == op {
+			return p
+		}
+	}
+	return nil
+}
+
+// Former returns the request just ahead of rq on the list if it has rq's
+// op: the candidate for joining rq after a front merge.
+func (l *Linus) Former(rq *blkq.Request) *blkq.Request {
+	if rq.ElvIndex != onSorted {
+		return nil
+	}
+	if p := rq.ElvPrev; p != nil && p.Op == rq.Op {
+		return p
+	}
+	return nil
+}
+
+// Latter returns the request just behind rq on the list if it has rq's op:
+// the candidate for joining rq after a back merge.
+func (l *Linus) Latter(rq *blkq.Request) *blkq.Request {
+	if rq.ElvIndex != onSorted {
+		return nil
+	}
+	if n := rq.ElvNext; n != nil && n.Op == rq.Op {
+		return n
+	}
+	return nil
+}
+
+// AllowMerge refuses a merge of b into rq that would pass an exhausted
+// request: any merge into a request with an exhausted one behind it, and a
+// front merge into an exhausted request.
+func (l *Linus) AllowMerge(rq *blkq.Request, b *blkq.Bio) bool {
+	if rq.ElvIndex != onSorted {
+		return false
+	}
+	if b.End() == rq.Sector && rq.ElvSeq <= 0 {
+		return false
+	}
+	for p := rq.ElvNext; p != nil; p = p.ElvNext {
+		if p.ElvSeq <= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Merged charges a bio merge: 1 to every request behind rq, and to rq
+// itself after a front merge. rq keeps its place on the list.
+func (l *Linus) Merged(rq *blkq.Request, front bool) {
+	if rq.ElvIndex != onSorted {
+		return
+	}
+	if front {
+		rq.ElvSeq--
+	}
+	charge(rq.ElvNext, 1)
+}
+
+// MergedRequests forgets next, merged into rq; rq keeps the smaller of the
+// two budgets (2.4's elevator_linus_merge_req).
+func (l *Linus) MergedRequests(rq, next *blkq.Request) {
+	if next.ElvSeq < rq.ElvSeq {
+		rq.ElvSeq = next.ElvSeq
+	}
+	l.remove(next)
+}
+
+// Drain removes every request: head inserts, then the sorted list, in
+// dispatch order.
+func (l *Linus) Drain() []*blkq.Request {
+	out := make([]*blkq.Request, 0, l.Len())
+	for rq := l.Dispatch(0); rq != nil; rq = l.Dispatch(0) {
+		out = append(out, rq)
+	}
+	return out
+}
+
+// Attrs lists the tunables, named as elvtune's fields.
+func (l *Linus) Attrs() []string {
+	return []string{"read_latency", "write_latency", "max_bomb_segments", "seek_cost"}
+}
+
+// Attr reads a tunable.
+func (l *Linus) Attr(name string) (string, error) {
+	switch name {
+	case "read_latency":
+		return strconv.Itoa(l.p.ReadLatency), nil
+	case "write_latency":
+		return strconv.Itoa(l.p.WriteLatency), nil
+	case "max_bomb_segments":
+		return strconv.Itoa(l.p.MaxBombSegments), nil
+	case "seek_cost":
+		return strconv.Itoa(l.p.SeekCost), nil
+	}
+	return "", blkq.ErrNoAttr
+}
+
+// SetAttr writes a tunable: an integer, 0..MaxInt32 (seek_cost 1..MaxInt32;
+// elvtune's ioctl refused negative values with EINVAL). New latencies apply
+// to requests inserted from now on.
+func (l *Linus) SetAttr(name, value string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(value))
+	if err != nil {
+		return fmt.Errorf("want an integer")
+	}
+	p := l.p
+	switch name {
+	case "read_latency":
+		p.ReadLatency = n
+	case "write_latency":
+		p.WriteLatency = n
+	case "max_bomb_segments":
+		p.MaxBombSegments = n
+	case "seek_cost":
+		p.SeekCost = n
+	default:
+		return blkq.ErrNoAttr
+	}
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	l.p = p
+	return nil
+}
+
+// list is a doubly linked list of requests through ElvPrev/ElvNext that,
+// unlike blkq.RequestList, exposes its tail for the backward scan.
+type list struct {
+	head, tail *blkq.Request
+	n          int
+}
+
+// insertAfter links rq after mark, or at the tail if mark is nil.
+func (l *list) insertAfter(rq, mark *blkq.Request) {
+	if mark == nil {
+		mark = l.tail
+	}
+	rq.ElvPrev = mark
+	if mark == nil {
+		rq.ElvNext = l.head
+		l.head = rq
+	} else {
+		rq.ElvNext = mark.ElvNext
+		mark.ElvNext = rq
+	}
+	if rq.ElvNext != nil {
+		rq.ElvNext.ElvPrev = rq
+	} else {
+		l.tail = rq
+	}
+	l.n++
+}
+
+func (l *list) remove(rq *blkq.Request) {
+	if rq.ElvPrev != nil {
+		rq.ElvPrev.ElvNext = rq.ElvNext
+	} else {
+		l.head = rq.ElvNext
+	}
+	if rq.ElvNext != nil {
+		rq.ElvNext.ElvPrev = rq.ElvPrev
+	} else {
+		l.tail = rq.ElvPrev
+	}
+	rq.ElvPrev, rq.ElvNext = nil, nil
+	l.n--
+}
