@@ -36,7 +36,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.device, "device", "", "device: sim:hdd, null or file:PATH (default: null for jobs on fio's null engine, else sim:hdd)")
-	fs.StringVar(&f.scheduler, "scheduler", "mq-deadline", "elevator: none or mq-deadline")
+	fs.StringVar(&f.scheduler, "scheduler", "mq-deadline", "elevator: none, mq-deadline or linus (the 2.4 elevator)")
 	fs.IntVar(&f.nrRequests, "nr-requests", 128, "request pool per direction (nr_requests)")
 	fs.IntVar(&f.nomerges, "nomerges", 0, "0 all merges, 1 one-hit cache only, 2 none")
 	fs.StringVar(&f.alloc, "alloc", "fair", "request allocation policy: fair, legacy, fair-nobatch, fair-wakeall")
