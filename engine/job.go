@@ -22,6 +22,8 @@ type job struct {
 	gen   *generator
 	sync  bool // one I/O at a time (psync and friends)
 	depth int
+	low   int  // iodepth_low: refill once in-flight I/O drains to this
+	drain bool // iodepth reached: waiting to drain to low
 
 	deps    int    // jobs that must finish before this one starts
 	waiters []*job // jobs waiting for this one
@@ -136,7 +138,7 @@ func (j *job) pump() {
 	q := j.r.q
 	plugged := false
 	submitted := 0
-	for j.inflight < j.depth && !j.stopping {
+	for j.inflight < j.depth && !j.stopping && !j.drain {
 		if j.syncWanted {
 			if j.inflight > 0 {
 				break // fsync waits for the writes before it
@@ -182,6 +184,9 @@ func (j *job) pump() {
 				j.writesSinceSync = 0
 				j.syncWanted = true
 			}
+		}
+		if j.inflight >= j.depth && j.low < j.depth {
+			j.drain = true
 		}
 		if !j.sync && j.spec.ThinkTime > 0 && j.thinkDue() {
 			j.sleepThen(j.spec.ThinkTime)
@@ -308,6 +313,9 @@ func (j *job) wake(resume func() bool) {
 func (j *job) done(u *ioUnit, err error) {
 	j.inflight--
 	j.ended++
+	if j.drain && j.inflight <= j.low {
+		j.drain = false
+	}
 	now := j.now()
 	switch {
 	case u.sync:

@@ -209,6 +209,10 @@ func (r *runner) plan() (*layout, error) {
 			if j.sync {
 				j.depth = 1
 			}
+			j.low = j.depth
+			if spec.IODepthLow >= 0 {
+				j.low = min(spec.IODepthLow, j.depth)
+			}
 			names := r.fileNames(spec, c)
 			per := r.regionSize(spec, len(names))
 			var rs []region

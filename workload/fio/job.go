@@ -125,6 +125,10 @@ type Job struct {
 	NumJobs int
 	// IODepth is the number of I/Os kept in flight (iodepth=, default 1).
 	IODepth int
+	// IODepthLow is iodepth_low: once the job has iodepth I/Os in flight
+	// it submits no more until they drain to this many. -1 (unset) means
+	// iodepth, fio's default: refill as soon as one completes.
+	IODepthLow int
 	// IOEngine is the engine name as written (ioengine=, default "psync").
 	// Parse does not reject engines blkq cannot emulate; see EngineKind.
 	IOEngine string
@@ -227,6 +231,7 @@ func newJob(name string, line int) *Job {
 		BS:              [3]Range{def, def, def},
 		NumJobs:         1,
 		IODepth:         1,
+		IODepthLow:      -1,
 		IOEngine:        "psync",
 		Loops:           1,
 		ExitWhat:        "group",

@@ -31,7 +31,7 @@ var knownOptions = []string{
 	"fallocate", "file_append", "file_service_type", "fill_device", "fill_fs", "flow", "flow_id",
 	"flow_sleep", "flow_watermark", "fsync_on_close", "gid", "gtod_cpu", "gtod_reduce", "hugepage-size",
 	"ignore_zone_limits", "invalidate", "io_submit_mode", "iodepth_batch", "iodepth_batch_complete",
-	"iodepth_batch_complete_max", "iodepth_batch_complete_min", "iodepth_batch_submit", "iodepth_low",
+	"iodepth_batch_complete_max", "iodepth_batch_complete_min", "iodepth_batch_submit",
 	"iomem", "iomem_align", "iopsavgtime", "ioscheduler", "job_max_open_zones", "large-block-op-kbytes",
 	"lat_percentiles", "latency_percentile", "latency_run", "latency_target", "latency_window", "load",
 	"lockfile", "lockmem", "log_alternate_epoch", "log_alternate_epoch_clock_id", "log_avg_msec",

@@ -98,6 +98,9 @@ var modelled = []struct {
 	{optSpec{name: "iodepth", scalar: true, set: func(j *Job, c *optCtx) error {
 		return setInt(&j.IODepth, c, 1, math.MaxInt32)
 	}}, nil},
+	{optSpec{name: "iodepth_low", scalar: true, set: func(j *Job, c *optCtx) error {
+		return setInt(&j.IODepthLow, c, 0, math.MaxInt32)
+	}}, nil},
 	{optSpec{name: "ioengine", set: func(j *Job, c *optCtx) error {
 		if strings.ContainsAny(c.value, " \t") {
 			return badValue("bad engine", c.value, "blanks in engine name")
