@@ -8,7 +8,7 @@ package blkq
 // completion (C): read/write ticks sum that time per request, io_ticks is
 // the time with at least one request in flight and time_in_queue the
 // integral of the in-flight count. Merges count bios merged into an
-// existing request (M and F).
+// existing request (M and F) and queued requests joined into one.
 type DiskStats struct {
 	IOs        [4]uint64 // completed requests by Op (read, write, flush, discard)
 	Merges     [4]uint64 // bios merged, by Op
@@ -30,6 +30,12 @@ func (s *DiskStats) Trace(e *Event) {
 		s.InFlight++
 	case ActBackMerge, ActFrontMerge:
 		s.advance(e.Time)
+		s.Merges[e.Op]++
+	case ActMergeRequests:
+		// The absorbed request is no longer in flight; Linux counts
+		// the join as a merge.
+		s.advance(e.Time)
+		s.InFlight--
 		s.Merges[e.Op]++
 	case ActIssue:
 		s.Dispatched++

@@ -18,6 +18,12 @@ const (
 	ActUnplug                       // U: the plug was flushed (Depth = requests released)
 	_                               // UT: timer unplug (2.6 legacy; not emitted)
 	ActInsert                       // I: inserted into the elevator
+
+	// ActMergeRequests: two queued requests became one (Rq absorbed the
+	// request described by Sector/Sectors, which is freed). Linux counts
+	// it in the disk statistics but has no blktrace action for it, so
+	// blktrace writers skip it.
+	ActMergeRequests Action = 64
 )
 
 // Letter returns the blkparse letter of the action.
@@ -45,6 +51,8 @@ func (a Action) Letter() string {
 		return "U"
 	case ActInsert:
 		return "I"
+	case ActMergeRequests:
+		return "m"
 	}
 	return "?"
 }

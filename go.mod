@@ -3,6 +3,6 @@ module blkq
 go 1.26.0
 
 require (
-	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	golang.org/x/sys v0.50.0
 )

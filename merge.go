@@ -153,6 +153,9 @@ func (q *Queue) requestsMergeOK(rq, next *Request) bool {
 // mergeRequests moves next's bios to the end of rq (rq.End() ==
 // next.Sector; rq is off the hash) and frees next.
 func (q *Queue) mergeRequests(rq, next *Request) {
+	e := q.trace(ActMergeRequests, nil, next)
+	e.Rq = rq
+	q.emit(e)
 	q.hashDel(next)
 	q.elv.MergedRequests(rq, next)
 	rq.biotail.next = next.bios

@@ -312,7 +312,7 @@ func (q *Queue) startRequest(t *Task, b *Bio, rq *Request, wait Time) {
 	*rq = Request{Op: b.Op, Flags: b.Flags, Sector: b.Sector, Sectors: b.Sectors, NrBios: 1,
 		Task: t, Alloc: now, bios: b, biotail: b}
 	e := q.trace(ActGetRq, b, rq)
-	e.Wait = wait
+	e.Time, e.Wait = now, wait // one clock reading: ticks and in_queue agree
 	q.emit(e)
 	if t.plug.active > 0 && b.Op != OpFlush {
 		q.addToPlug(t, rq)

@@ -49,6 +49,10 @@ func (r *runner) report(end blkq.Time) *report.Run {
 		}
 		run.Jobs = append(run.Jobs, js)
 	}
+	if len(r.jf.Jobs) > 0 {
+		first := r.jf.Jobs[0]
+		run.GlobalOptions = first.Options[:first.NumInherited]
+	}
 	d := r.disk
 	util := 0.0
 	if end > 0 {

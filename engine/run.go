@@ -102,7 +102,14 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	}
 	defer r.dev.Close()
 	res := &Result{}
-	if !strings.HasPrefix(opt.Device, "file:") {
+	if strings.HasPrefix(opt.Device, "file:") {
+		for _, j := range jf.Jobs[1:] {
+			if j.Direct != jf.Jobs[0].Direct {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: direct=%v differs from the first job's; the file was opened once, with direct=%v", jf.Path, j.Name, b2i(j.Direct), b2i(jf.Jobs[0].Direct)))
+				break
+			}
+		}
+	} else {
 		for _, j := range jf.Jobs {
 			if !j.Direct {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: buffered I/O (direct=0) has no page cache on %s yet: its bios go straight to the request layer", jf.Path, j.Name, opt.Device))
@@ -124,6 +131,8 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	}
 	r.disk.Flush(end)
 	res.Elapsed = time.Duration(end)
+	res.Disk = *r.disk // before the read-back check below adds its reads
+	res.Run = r.report(end)
 	if r.data != nil {
 		n, err := r.data.verify(r.q)
 		res.Verified = n
@@ -131,8 +140,6 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	res.Disk = *r.disk
-	res.Run = r.report(end)
 	for _, j := range r.jobs {
 		if j.err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("job %s: %v", j.name, j.err))
@@ -156,6 +163,13 @@ func (r *runner) checkInvariants() error {
 		return fmt.Errorf("internal error: queue not idle after the run: %+v", r.q.Pool())
 	}
 	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // defaultDevice is the null device when every job uses fio's null engine,

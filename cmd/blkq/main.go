@@ -8,6 +8,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 )
 
 const usage = `usage: blkq <command> [flags] [args]
@@ -36,7 +37,7 @@ func main() {
 		os.Exit(2)
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "blkq: %v\n", err)
+		fmt.Fprintf(os.Stderr, "blkq: %s\n", strings.TrimPrefix(err.Error(), "blkq: "))
 		os.Exit(1)
 	}
 }

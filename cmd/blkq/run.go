@@ -80,6 +80,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
+	if f.nrRequests < 1 || f.nrRequests > 2048 {
+		return fmt.Errorf("--nr-requests=%d: want 1..2048 (values below 4 become 4, as in Linux)", f.nrRequests)
+	}
+	if f.nomerges < 0 || f.nomerges > 2 {
+		return fmt.Errorf("--nomerges=%d: want 0, 1 or 2", f.nomerges)
+	}
 	if f.format != "normal" && f.format != "json" {
 		return fmt.Errorf("--output-format=%s: want normal or json", f.format)
 	}
