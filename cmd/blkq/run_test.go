@@ -21,7 +21,7 @@ func TestDefaultJobPrintsReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"seq-reader: (groupid=0", "rand-writer: (groupid=0", "Run status group 0", "Disk stats (read/write):", "blkq     : merges back=", "Jain's fairness index"} {
+	for _, want := range []string{"seq-reader: (groupid=0", "rand-writer: (groupid=1", "Run status group 0", "Disk stats (read/write):", "blkq     : merges back=", "Jain's fairness index"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
 		}
