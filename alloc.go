@@ -1,5 +1,7 @@
 package blkq
 
+import "sort"
+
 // Request allocation: who gets a request when the pool is empty.
 //
 // Each direction (reads; writes and everything else) has nr_requests
@@ -78,6 +80,7 @@ type waiter struct {
 	bio        *Bio
 	dir        Dir
 	woken      bool // woken and not yet run: wake-one skips it
+	granted    bool // got its request: a late resume does nothing
 	sleptAt    Time // first S for this bio
 	prev, next *waiter
 }
@@ -211,6 +214,25 @@ func (a *allocator) wakeup(d Dir, wake []*waiter) []*waiter {
 		}
 	}
 	return wake
+}
+
+// setPolicy switches the allocation rules. Sleepers move to the new
+// policy's wait queues (one shared queue or one per direction) in the order
+// they went to sleep; one already woken stays woken (its resume is on its
+// way), so none is lost and none is woken twice.
+func (a *allocator) setPolicy(p AllocPolicy) {
+	var all []*waiter
+	for i := range a.waitq {
+		for w := a.waitq[i].head; w != nil; w = a.waitq[i].head {
+			a.waitq[i].remove(w)
+			all = append(all, w)
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].sleptAt < all[j].sleptAt })
+	a.policy = p
+	for _, w := range all {
+		a.queueFor(w.dir).push(w)
+	}
 }
 
 // setNr changes nr_requests, keeping free + inUse = nr per direction

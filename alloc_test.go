@@ -262,3 +262,24 @@ func TestNrRequestsChangeUnderLoadConservesRequests(t *testing.T) {
 	drain(h, b)
 	h.finish()
 }
+
+// TestAllocPolicySwitchKeepsSleepers: switching the allocation policy while
+// tasks sleep moves them to the new policy's wait queues: they are woken
+// and every bio ends.
+func TestAllocPolicySwitchKeepsSleepers(t *testing.T) {
+	for _, sw := range [][2]string{{"fair", "legacy"}, {"legacy", "fair"}, {"fair", "fair-wakeall"}} {
+		t.Run(sw[0]+"->"+sw[1], func(t *testing.T) {
+			p, _ := AllocPolicyByName(sw[0])
+			h, _ := pressure(t, p)
+			s := []*sleeper{newSleeper(2), newSleeper(3)}
+			h.submit(s[0].Task, OpRead, 10000, 8)
+			h.submit(s[1].Task, OpWrite, 20000, 8) // write pool is free: no sleep
+			h.submit(s[1].Task, OpRead, 30000, 8)
+			if err := h.q.SetAttr("alloc", sw[1]); err != nil {
+				t.Fatal(err)
+			}
+			drain(h, s...)
+			h.finish()
+		})
+	}
+}

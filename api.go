@@ -88,6 +88,9 @@ func (q *Queue) rw(op Op, p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("blkq: negative offset %d", off)
 	}
+	if len(p) == 0 && op == OpWrite {
+		return 0, nil // nothing to write: no read-modify-write either
+	}
 	size := int64(q.dev.Capacity()) << SectorShift
 	if off >= size {
 		if len(p) == 0 {

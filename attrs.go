@@ -139,7 +139,7 @@ func (q *Queue) SetAttr(name, value string) error {
 		if !ok {
 			return bad("unknown allocation policy")
 		}
-		q.alloc.policy = p
+		q.alloc.setPolicy(p)
 		for d := DirRead; d <= DirWrite; d++ {
 			q.queueWakeups(d)
 		}

@@ -223,7 +223,7 @@ func (q *Queue) submitLocked(t *Task, b *Bio) bool {
 	case b.Op >= nrOps || (b.Sectors == 0 && b.Op != OpFlush):
 		q.endBio(b, fmt.Errorf("%w: %v of %d sectors at %d", ErrBadBio, b.Op, b.Sectors, b.Sector))
 		return true
-	case b.End() > q.dev.Capacity():
+	case b.End() > q.dev.Capacity() || b.End() < b.Sector:
 		q.endBio(b, fmt.Errorf("%w: %v sectors %d+%d, capacity %d", ErrBeyondEnd, b.Op, b.Sector, b.Sectors, q.dev.Capacity()))
 		return true
 	}
@@ -285,6 +285,9 @@ func (q *Queue) wake(w *waiter) {
 func (q *Queue) resume(w *waiter) bool {
 	q.mu.Lock()
 	defer q.unlock()
+	if w.granted {
+		return true
+	}
 	if !q.alloc.mayRetry(w.dir) {
 		q.sleepAgain(w)
 		return false
@@ -295,6 +298,7 @@ func (q *Queue) resume(w *waiter) bool {
 		return false
 	}
 	t := w.task
+	w.granted = true
 	q.alloc.queueFor(w.dir).remove(w)
 	t.waiting = nil
 	wait := q.clk.Now() - w.sleptAt

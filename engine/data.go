@@ -59,6 +59,14 @@ func (d *dataCheck) written(sector uint64, n uint32) {
 	}
 }
 
+// trimmed forgets sectors a discard deallocated: their content is no
+// longer defined.
+func (d *dataCheck) trimmed(sector uint64, n uint32) {
+	for s := sector; s < sector+uint64(n); s++ {
+		d.bitmap[s/64] &^= 1 << (s % 64)
+	}
+}
+
 // verify reads every written sector back, in runs, and compares.
 func (d *dataCheck) verify(q *blkq.Queue) (int64, error) {
 	var checked int64

@@ -39,16 +39,22 @@ func (s simExec) Do(f func()) { f() }
 func (s simExec) Run()        { s.loop.Run() }
 func (s simExec) Stop()       { s.loop.Stop() }
 
-// realExec serializes callbacks from timers and device goroutines.
+// realExec serializes callbacks from timers and device goroutines. Its
+// queue is unbounded, so Do never blocks: a callback that itself posts
+// (a bio failing at submit ends at once, on the executor) cannot deadlock
+// the executor on its own queue.
 type realExec struct {
-	clk  *blkq.RealClock
-	ch   chan func()
-	done chan struct{}
-	once sync.Once
+	clk     *blkq.RealClock
+	mu      sync.Mutex
+	queue   []func()
+	spare   []func()
+	signal  chan struct{} // capacity 1: "the queue is not empty"
+	done    chan struct{}
+	stopped sync.Once
 }
 
 func newRealExec() *realExec {
-	return &realExec{clk: blkq.NewRealClock(), ch: make(chan func(), 4096), done: make(chan struct{})}
+	return &realExec{clk: blkq.NewRealClock(), signal: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
 func (r *realExec) Now() blkq.Time { return r.clk.Now() }
@@ -58,25 +64,47 @@ func (r *realExec) AfterFunc(d time.Duration, f func()) func() bool {
 }
 
 func (r *realExec) Do(f func()) {
+	r.mu.Lock()
+	r.queue = append(r.queue, f)
+	r.mu.Unlock()
 	select {
-	case r.ch <- f:
-	case <-r.done:
-	}
-}
-
-func (r *realExec) Run() {
-	for {
-		select {
-		case f := <-r.ch:
-			f()
-		case <-r.done:
-			return
-		}
+	case r.signal <- struct{}{}:
+	default:
 	}
 }
 
 // Post runs f on the executor later (the null device completes this way:
-// never inside Issue, never from another goroutine).
+// never inside Issue).
 func (r *realExec) Post(f func()) { r.Do(f) }
 
-func (r *realExec) Stop() { r.once.Do(func() { close(r.done) }) }
+func (r *realExec) Run() {
+	for {
+		select {
+		case <-r.done:
+			return
+		case <-r.signal:
+		}
+		for {
+			r.mu.Lock()
+			batch := r.queue
+			if len(batch) == 0 {
+				r.mu.Unlock()
+				break
+			}
+			r.queue, r.spare = r.spare[:0], nil // spare's array now belongs to queue
+			r.mu.Unlock()
+			for i, f := range batch {
+				f()
+				batch[i] = nil
+				select {
+				case <-r.done:
+					return
+				default:
+				}
+			}
+			r.spare = batch
+		}
+	}
+}
+
+func (r *realExec) Stop() { r.stopped.Do(func() { close(r.done) }) }

@@ -17,7 +17,8 @@ import (
 // permutation (a Feistel network with cycle walking: O(1) memory, where
 // fio keeps a bitmap or an LFSR). Mixed modes pick the direction of each
 // I/O with probability rwmixread and keep a separate position per
-// direction, as fio does. Files are used round robin.
+// direction, as fio does; trimwrite trims each block and then writes it.
+// Files are used round robin.
 
 // ioDir is an I/O direction in fio's order: read, write, trim.
 type ioDir int
@@ -56,6 +57,8 @@ type generator struct {
 	rr    int // round-robin file index
 
 	random, mixed bool
+	trimWrite     bool     // trimwrite: each block is trimmed, then written
+	pending       *nextIO  // the write that follows a trim (trimwrite)
 	dirs          [2]ioDir // the directions a mixed mode chooses from
 	only          ioDir    // the direction of a single-direction mode
 	minBS         int64
@@ -81,9 +84,9 @@ func newGenerator(j *fio.Job, rng *rand.Rand, files []*fileRegion) *generator {
 	case fio.RWRandRW:
 		g.mixed, g.random, g.dirs = true, true, [2]ioDir{dirRead, dirWrite}
 	case fio.RWTrimWrite:
-		g.mixed, g.dirs = true, [2]ioDir{dirTrim, dirWrite}
+		g.only, g.trimWrite = dirTrim, true
 	case fio.RWRandTrimWrite:
-		g.mixed, g.random, g.dirs = true, true, [2]ioDir{dirTrim, dirWrite}
+		g.only, g.random, g.trimWrite = dirTrim, true, true
 	}
 	g.minBS = 1 << 62
 	for d := range 3 {
@@ -143,6 +146,21 @@ func (g *generator) direction() ioDir {
 // next returns the next I/O. wrapped reports that a file's region was
 // passed through completely (a sequential wrap or a full random map).
 func (g *generator) next() (io nextIO, wrapped bool) {
+	if p := g.pending; p != nil {
+		g.pending = nil
+		return *p, false
+	}
+	io, wrapped = g.pick()
+	if g.trimWrite {
+		w := io
+		w.dir = dirWrite
+		g.pending = &w
+	}
+	return io, wrapped
+}
+
+// pick chooses the next I/O's file, direction, size and offset.
+func (g *generator) pick() (io nextIO, wrapped bool) {
 	f := g.files[g.rr]
 	g.rr = (g.rr + 1) % len(g.files)
 	d := g.direction()

@@ -164,7 +164,10 @@ func (j *job) pump() {
 		}
 		u := j.getUnit()
 		j.prepare(u, io)
-		j.issued += io.length
+		if !(j.gen.trimWrite && io.dir == dirTrim) {
+			// trimwrite's size counts each block once, for its write.
+			j.issued += io.length
+		}
 		j.issuedIOs++
 		j.rateBytes[io.dir] += io.length
 		j.rateIOs[io.dir]++
@@ -325,8 +328,13 @@ func (j *job) done(u *ioUnit, err error) {
 		}
 	case err == nil:
 		j.st.record(u, now)
-		if j.r.data != nil && u.dir == dirWrite {
-			j.r.data.written(u.bio.Sector, u.bio.Sectors)
+		if j.r.data != nil {
+			switch u.dir {
+			case dirWrite:
+				j.r.data.written(u.bio.Sector, u.bio.Sectors)
+			case dirTrim:
+				j.r.data.trimmed(u.bio.Sector, u.bio.Sectors)
+			}
 		}
 	case errors.Is(err, blkq.ErrReadAheadDropped):
 		j.st.dropped(u.dir)

@@ -77,19 +77,38 @@ func (s *jobStats) wrote() bool { return s.wroteAny }
 
 // sample closes every 500 ms window that ended before now.
 func (s *jobStats) sample(now blkq.Time) {
-	for now >= s.window+sampleWindow {
+	if now >= s.window+2*sampleWindow {
+		// Close the current window, then add every idle window after
+		// it at once: a long thinktime must not cost a loop per window.
+		s.closeWindow()
+		idle := int64((now - s.window) / sampleWindow)
 		for d := range 3 {
-			ds := s.dirStats(ioDir(d))
-			if ds.IOs == 0 && s.winIOs[d] == 0 {
-				continue
+			if ds := s.dirStats(ioDir(d)); ds.IOs > 0 {
+				ds.BW.AddN(0, idle)
+				ds.IOPS.AddN(0, idle)
 			}
-			secs := float64(sampleWindow) / 1e9
-			ds.BW.Add(float64(s.winBytes[d]) / 1024 / secs)
-			ds.IOPS.Add(float64(s.winIOs[d]) / secs)
-			s.winBytes[d], s.winIOs[d] = 0, 0
 		}
-		s.window += sampleWindow
+		s.window += blkq.Time(idle) * sampleWindow
+		return
 	}
+	for now >= s.window+sampleWindow {
+		s.closeWindow()
+	}
+}
+
+// closeWindow adds the current window's bandwidth and IOPS samples.
+func (s *jobStats) closeWindow() {
+	for d := range 3 {
+		ds := s.dirStats(ioDir(d))
+		if ds.IOs == 0 && s.winIOs[d] == 0 {
+			continue
+		}
+		secs := float64(sampleWindow) / 1e9
+		ds.BW.Add(float64(s.winBytes[d]) / 1024 / secs)
+		ds.IOPS.Add(float64(s.winIOs[d]) / secs)
+		s.winBytes[d], s.winIOs[d] = 0, 0
+	}
+	s.window += sampleWindow
 }
 
 func (s *jobStats) submitDepth(depth int) { s.js.IODepthHist[report.DepthBucket(depth)]++ }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -200,5 +201,21 @@ func TestRunTimeDerived(t *testing.T) {
 	r = &Run{Timestamp: 1796041247 - 29*86400}
 	if got, want := runTime(r), "Sun Nov  1 12:20:47 2026"; got != want {
 		t.Errorf("runTime = %q, want %q (ctime pads the day with a space)", got, want)
+	}
+}
+
+func TestSamplesAddN(t *testing.T) {
+	var a, b Samples
+	for _, v := range []float64{3, 5} {
+		a.Add(v)
+		b.Add(v)
+	}
+	for range 1000 {
+		a.Add(0)
+	}
+	b.AddN(0, 1000)
+	if a.N() != b.N() || a.Min() != b.Min() || a.Max() != b.Max() ||
+		math.Abs(a.Mean()-b.Mean()) > 1e-12 || math.Abs(a.Stddev()-b.Stddev()) > 1e-9 {
+		t.Fatalf("AddN(0, 1000) = %+v, 1000 Adds = %+v", b, a)
 	}
 }

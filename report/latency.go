@@ -310,6 +310,24 @@ func (s *Samples) Add(v float64) {
 	s.m2 += d * (v - s.mean)
 }
 
+// AddN records k samples of the same value v in O(1) (Chan's merge of
+// running statistics), e.g. the zero-rate windows of a long idle stretch.
+func (s *Samples) AddN(v float64, k int64) {
+	if k <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return
+	}
+	if s.n == 0 {
+		s.n, s.min, s.max, s.mean, s.m2 = k, v, v, v, 0
+		return
+	}
+	s.min, s.max = min(s.min, v), max(s.max, v)
+	n := s.n + k
+	d := v - s.mean
+	s.mean += d * float64(k) / float64(n)
+	s.m2 += d * d * float64(s.n) * float64(k) / float64(n)
+	s.n = n
+}
+
 // N returns the number of samples.
 func (s *Samples) N() int64 { return s.n }
 
