@@ -152,3 +152,30 @@ func TestIODepthLow(t *testing.T) {
 		t.Fatalf("without iodepth_low, single-I/O refills: %d, want most of 800", got)
 	}
 }
+
+// TestRateLimitsOneDirection: rate=,40k limits writes only (fio limits
+// each direction on its own).
+func TestRateLimitsOneDirection(t *testing.T) {
+	js := run(t, "[m]\nrw=randrw\nbs=4k\nioengine=libaio\niodepth=4\nsize=64m\nrate=,40k\nruntime=10\ntime_based\n", Options{}).Run.Jobs[0]
+	secs := float64(js.Runtime) / 1e9
+	rd, wr := float64(js.Read.Bytes)/secs/1024, float64(js.Write.Bytes)/secs/1024
+	t.Logf("reads %.0f KiB/s, writes %.0f KiB/s", rd, wr)
+	if wr > 41 || wr < 35 {
+		t.Errorf("writes at %.1f KiB/s, want about 40 (the limit)", wr)
+	}
+	if rd < 2*wr {
+		t.Errorf("reads at %.1f KiB/s are held to the write limit", rd)
+	}
+}
+
+// TestRampTimeAddsToRuntime: fio runs ramp_time before runtime counts, and
+// reports runtime without the ramp.
+func TestRampTimeAddsToRuntime(t *testing.T) {
+	js := run(t, "[r]\nrw=randread\nbs=4k\nsize=64m\nruntime=2\nramp_time=1\ntime_based\n", Options{}).Run.Jobs[0]
+	if ms := js.Runtime / 1e6; ms < 1990 || ms > 2100 {
+		t.Fatalf("runtime %d ms, want about 2000 (ramp excluded)", ms)
+	}
+	if js.Read.IOs == 0 {
+		t.Fatal("no I/O recorded after the ramp")
+	}
+}

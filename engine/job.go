@@ -35,6 +35,7 @@ type job struct {
 	pumpTimer                   bool // a timer will call pump
 	inflight                    int
 	parked                      *ioUnit // the unit whose submit slept
+	held                        *nextIO // the next I/O, held back by a rate limit
 	start, end, rampEnd         blkq.Time
 	limit                       int64 // bytes to issue; 0: until runtime
 	issued                      int64 // bytes issued
@@ -76,7 +77,8 @@ func (j *job) begin() {
 	j.rampEnd = j.start + blkq.Time(j.spec.RampTime)
 	j.st.begin(j.start, j.rampEnd)
 	if rt := j.runtime(); rt > 0 {
-		j.r.exec.AfterFunc(rt, j.stop)
+		// fio: ramp_time runs before runtime starts counting.
+		j.r.exec.AfterFunc(j.spec.RampTime+rt, j.stop)
 	}
 	j.pump()
 }
@@ -149,11 +151,10 @@ func (j *job) pump() {
 		if j.limitReached() {
 			break
 		}
-		if wait := j.rateWait(); wait > 0 {
-			j.sleepThen(wait)
-			break
+		io, ok := j.nextIO()
+		if !ok {
+			break // rate limits hold everything back; a timer will pump
 		}
-		io, _ := j.gen.next()
 		if io.length <= 0 {
 			j.stopping = true
 			break
@@ -224,21 +225,55 @@ func (j *job) sleepThen(d time.Duration) {
 	})
 }
 
-// rateWait returns how long to wait before the next I/O to respect rate
-// and rate_iops (per direction; the next I/O's direction is not known yet,
-// so the most constrained direction in use decides).
-func (j *job) rateWait() time.Duration {
+// nextIO returns the next I/O that rate and rate_iops allow now. An I/O
+// whose direction must wait is held and issued when its time comes; as
+// with fio's rate_ddir, a mixed job meanwhile goes on in the direction
+// that is not limited (a further draw of the limited direction while one
+// is held is dropped). ok is false when nothing may be issued now; a timer
+// then calls pump again.
+func (j *job) nextIO() (nextIO, bool) {
+	if h := j.held; h != nil {
+		wait := j.rateWait(h.dir)
+		if wait <= 0 {
+			j.held = nil
+			return *h, true
+		}
+		if !j.gen.mixed {
+			j.sleepThen(wait)
+			return nextIO{}, false
+		}
+	}
+	for range 8 {
+		io, _ := j.gen.next()
+		wait := j.rateWait(io.dir)
+		if wait <= 0 {
+			return io, true
+		}
+		if j.held == nil {
+			j.held = &io
+			if !j.gen.mixed {
+				j.sleepThen(wait)
+				return nextIO{}, false
+			}
+		}
+	}
+	j.sleepThen(j.rateWait(j.held.dir))
+	return nextIO{}, false
+}
+
+// rateWait returns how long an I/O in direction d must wait to respect
+// rate and rate_iops for that direction (fio limits each direction on its
+// own: a limit on writes does not slow reads).
+func (j *job) rateWait(d ioDir) time.Duration {
 	elapsed := j.now() - j.start
 	var wait blkq.Time
-	for d := range 3 {
-		if r := j.spec.Rate[d]; r > 0 {
-			due := blkq.Time(float64(j.rateBytes[d]) / float64(r) * 1e9)
-			wait = max(wait, due-elapsed)
-		}
-		if r := j.spec.RateIOPS[d]; r > 0 {
-			due := blkq.Time(float64(j.rateIOs[d]) / float64(r) * 1e9)
-			wait = max(wait, due-elapsed)
-		}
+	if r := j.spec.Rate[d]; r > 0 {
+		due := blkq.Time(float64(j.rateBytes[d]) / float64(r) * 1e9)
+		wait = max(wait, due-elapsed)
+	}
+	if r := j.spec.RateIOPS[d]; r > 0 {
+		due := blkq.Time(float64(j.rateIOs[d]) / float64(r) * 1e9)
+		wait = max(wait, due-elapsed)
 	}
 	return time.Duration(wait)
 }

@@ -23,12 +23,18 @@ func (r *runner) capacity(need int64) (int64, error) {
 	kind, path, _ := strings.Cut(r.opt.Device, ":")
 	switch kind {
 	case "sim", "null":
+		if need > maxDevice {
+			return 0, fmt.Errorf("the jobs need a device of %d bytes; a simulated device is at most 1 PiB", need)
+		}
 		return max(need, int64(DefaultSimCapacity)), nil
 	case "file":
 		if path == "" {
 			return 0, fmt.Errorf("--device=file:PATH needs a path")
 		}
 		// The file is created or extended to what the jobs need.
+		if need > maxDevice {
+			return 0, fmt.Errorf("the jobs need %d bytes of %s; use --size-cap", need, path)
+		}
 		return max(need, 1<<20), nil
 	}
 	return 0, fmt.Errorf("unknown device %q: want sim:hdd, null or file:PATH", r.opt.Device)
@@ -52,6 +58,9 @@ func (r *runner) open(lay *layout) error {
 		clk = loop
 		r.simulated = true
 	case "null":
+		if arg != "" {
+			return fmt.Errorf("unknown device %q: want null", r.opt.Device)
+		}
 		// The null device costs no device time, so its run is measured
 		// on the wall clock: IOPS are the request layer's own speed, as
 		// fio's null engine measures fio's.

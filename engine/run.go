@@ -199,8 +199,8 @@ func CheckEngines(jf *fio.JobFile) error {
 func (r *runner) plan() (*layout, error) {
 	lay := newLayout(0)
 	type region struct {
-		name         string
-		offset, size int64
+		name  string
+		known int64 // the file's size if filesize= gives it
 	}
 	var regions [][]region
 	pid := 1000
@@ -227,28 +227,26 @@ func (r *runner) plan() (*layout, error) {
 			if spec.IODepthLow >= 0 {
 				j.low = min(spec.IODepthLow, j.depth)
 			}
+			if err := checkBlockSizes(r.jf.Path, spec); err != nil {
+				return nil, err
+			}
 			names := r.fileNames(spec, c)
-			per := r.regionSize(spec, len(names))
 			var rs []region
 			for _, n := range names {
-				off := spec.Offset + int64(c)*spec.OffsetIncrement
-				size := per
-				if fs := spec.FileSize[1]; fs > 0 {
-					fs = r.capSize(fs)
-					if size == 0 || off+size > fs {
-						size = max(fs-off, 0)
-					}
-				}
-				rs = append(rs, region{n, off, size})
+				known := r.capSize(spec.FileSize[1])
+				off, size := r.resolve(spec, c, len(names), known)
+				rs = append(rs, region{n, known})
 				switch {
 				case isDeviceName(n):
 					// A device is as large as its jobs reach; the
 					// device size is at least the default.
-					lay.need(n, off+max(size, r.capSize(spec.IOSize)))
+					lay.need(n, satAdd(off, max(size, r.capSize(spec.IOSize))))
+				case known > 0:
+					lay.need(n, known)
 				case size == 0:
-					return nil, fmt.Errorf("%s: job %q: file %q has no size: set size= or filesize=", r.jf.Path, spec.Name, n)
+					return nil, fmt.Errorf("%s:%d: job %q: file %q has no size: set size= or filesize=", r.jf.Path, spec.Line, spec.Name, n)
 				default:
-					lay.need(n, off+size)
+					lay.need(n, satAdd(off, size))
 				}
 			}
 			regions = append(regions, rs)
@@ -280,15 +278,14 @@ func (r *runner) plan() (*layout, error) {
 		var files []*fileRegion
 		for _, rg := range regions[i] {
 			e := lay.byName[rg.name]
-			size := rg.size
-			if size == 0 || rg.offset+size > e.size {
-				size = e.size - rg.offset
+			off, size := r.resolve(j.spec, j.clone, len(regions[i]), e.size)
+			if off >= e.size {
+				return nil, fmt.Errorf("%s:%d: job %q: offset %d is beyond the end of %q (%d bytes)", r.jf.Path, j.spec.Line, j.name, off, rg.name, e.size)
 			}
-			if size <= 0 {
-				return nil, fmt.Errorf("%s: job %q: offset %d is beyond the end of %q (%d bytes)", r.jf.Path, j.name, rg.offset, rg.name, e.size)
+			if size < j.spec.BS[0].Min && size < j.spec.BS[1].Min {
+				return nil, fmt.Errorf("%s:%d: job %q: its region of %q is %d bytes, smaller than a block (size over %d files, --size-cap)", r.jf.Path, j.spec.Line, j.name, rg.name, size, len(regions[i]))
 			}
-			size = size / 512 * 512
-			files = append(files, &fileRegion{base: e.base + rg.offset, size: size})
+			files = append(files, &fileRegion{base: e.base + off, size: size})
 		}
 		seed := r.opt.Seed*0x9e3779b97f4a7c15 ^ uint64(i+1)*0xbf58476d1ce4e5b9
 		if j.spec.RandSeedSet {
@@ -300,10 +297,13 @@ func (r *runner) plan() (*layout, error) {
 			total += f.size
 		}
 		io := total
-		if j.spec.IOSize > 0 {
+		switch {
+		case j.spec.IOSizePercent > 0:
+			io = pct(total, j.spec.IOSizePercent)
+		case j.spec.IOSize > 0:
 			io = r.capSize(j.spec.IOSize)
 		}
-		j.limit = io * int64(max(j.spec.Loops, 1))
+		j.limit = satMul(io, int64(max(j.spec.Loops, 1)))
 	}
 	return lay, nil
 }
@@ -313,18 +313,6 @@ func (r *runner) capSize(n int64) int64 {
 		return c
 	}
 	return n
-}
-
-// regionSize is the size of each file's region for a job (size split over
-// its files), after the size cap; 0 means "the whole file".
-func (r *runner) regionSize(spec *fio.Job, nfiles int) int64 {
-	if spec.Size <= 0 {
-		if spec.SizePercent > 0 || r.opt.SizeCap == 0 {
-			return 0
-		}
-		return r.opt.SizeCap
-	}
-	return r.capSize(spec.Size / int64(max(nfiles, 1)))
 }
 
 // fileNames returns the paths of a job clone's files, as fio names them.

@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+
+	"blkq"
+	"blkq/workload/fio"
+)
+
+// Regions: which bytes of which file a job clone works on, from fio's
+// size, filesize, offset, offset_increment, io_size and their percentage
+// forms, after --size-cap. Arithmetic saturates instead of overflowing, so
+// absurd values end in a clear error rather than a wrapped offset.
+
+// maxDevice is the largest device a run may ask for: 1 PiB.
+const maxDevice = 1 << 50
+
+func satAdd(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+func pct(of int64, p float64) int64 { return int64(float64(of) * p / 100) }
+
+// resolve returns a clone's region in one of its files: the offset and the
+// size (0: to the end of the file). fileSize is the file's size if known
+// (filesize=, or the extent once laid out), else 0; percentage forms need it.
+func (r *runner) resolve(spec *fio.Job, clone, nfiles int, fileSize int64) (off, size int64) {
+	off = spec.Offset
+	if spec.OffsetPercent > 0 {
+		off = pct(fileSize, spec.OffsetPercent)
+	}
+	inc := spec.OffsetIncrement
+	if spec.OffsetIncrementPercent > 0 {
+		inc = pct(fileSize, spec.OffsetIncrementPercent)
+	}
+	off = satAdd(off, satMul(int64(clone), inc)) &^ (blkq.SectorSize - 1)
+	switch {
+	case spec.SizePercent > 0:
+		size = pct(fileSize, spec.SizePercent)
+	case spec.Size > 0:
+		size = spec.Size / int64(max(nfiles, 1))
+	case r.opt.SizeCap > 0:
+		size = r.opt.SizeCap
+	}
+	size = r.capSize(size)
+	if fileSize > 0 && (size == 0 || satAdd(off, size) > fileSize) {
+		size = max(fileSize-off, 0)
+	}
+	return off, size &^ (blkq.SectorSize - 1)
+}
+
+// checkBlockSizes rejects block sizes that are not whole sectors: blkq's
+// bios are made of 512-byte sectors.
+func checkBlockSizes(path string, spec *fio.Job) error {
+	bad := func(what string, n int64) error {
+		return fmt.Errorf("%s:%d: job %q: %s=%d is not a multiple of 512 bytes (blkq's bios are whole 512-byte sectors)", path, spec.Line, spec.Name, what, n)
+	}
+	for d := range 3 {
+		if r := spec.BS[d]; r.Min%blkq.SectorSize != 0 {
+			return bad("bs", r.Min)
+		} else if r.Max%blkq.SectorSize != 0 {
+			return bad("bs", r.Max)
+		}
+		for _, s := range spec.BSSplit[d] {
+			if s.BS%blkq.SectorSize != 0 {
+				return bad("bssplit", s.BS)
+			}
+		}
+	}
+	return nil
+}
