@@ -175,3 +175,13 @@ func alignedBuffer(n int) []byte {
 	}
 	return b[a : a+n : a+n]
 }
+
+// Close stops the queue from accepting bios: any submitted afterwards ends
+// at once with ErrClosed. Requests already queued or in flight complete
+// normally. The device is not closed (it may be shared).
+func (q *Queue) Close() error {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	return nil
+}

@@ -2,6 +2,7 @@ package blkq_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -77,5 +78,21 @@ func TestReadAtEnd(t *testing.T) {
 	}
 	if _, err := q.ReadAt(buf, -1); err == nil {
 		t.Fatal("negative offset accepted")
+	}
+}
+
+func TestCloseRefusesNewBios(t *testing.T) {
+	dev, err := device.OpenFile(filepath.Join(t.TempDir(), "disk"), device.FileOptions{Size: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	q, _ := blkq.New(dev, blkq.NewRealClock(), blkq.Config{})
+	if _, err := q.WriteAt(make([]byte, 4096), 0); err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+	if _, err := q.WriteAt(make([]byte, 4096), 0); !errors.Is(err, blkq.ErrClosed) {
+		t.Fatalf("write after Close: %v, want ErrClosed", err)
 	}
 }

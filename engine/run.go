@@ -189,7 +189,7 @@ func CheckEngines(jf *fio.JobFile) error {
 	for _, j := range jf.Jobs {
 		kind, ok := fio.EngineKind(j.IOEngine)
 		if !ok || kind == "nbd" {
-			return fmt.Errorf("%s: job %q: ioengine=%s is not emulated by blkq (it runs psync/sync/pvsync/vsync, libaio/io_uring/posixaio and null)", jf.Path, j.Name, j.IOEngine)
+			return fmt.Errorf("%s:%d: job %q: ioengine=%s is not emulated by blkq (it runs psync/sync/pvsync/vsync, libaio/io_uring/posixaio and null)", jf.Path, j.Line, j.Name, j.IOEngine)
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	_ "embed"
 	"errors"
 	"flag"
@@ -95,6 +96,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--size-cap=%s: want a size such as 64m", f.sizeCap)
 		}
 	}
+	if f.runtimeCap < 0 {
+		return fmt.Errorf("--runtime-cap=%v: want a positive duration such as 5s", f.runtimeCap)
+	}
 	var jobFiles []*fio.JobFile
 	if len(files) == 0 {
 		jf, err := fio.Parse("default.fio (embedded)", defaultJob, os.Getenv)
@@ -124,15 +128,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if f.parseOnly {
 		return nil
 	}
-	out := stdout
-	if f.output != "" {
-		file, err := os.Create(f.output)
-		if err != nil {
-			return err
-		}
-		defer file.Close()
-		out = file
+	// Several job files make one run, as with fio: their jobs run
+	// together (each file's groups numbered after the previous file's).
+	jf := jobFiles[0]
+	if len(jobFiles) > 1 {
+		jf = fio.Merge(jobFiles...)
 	}
+	// The report is written to --output only once the run succeeded, so a
+	// failed run never truncates an earlier report.
+	var out bytes.Buffer
 	var attrs [][2]string
 	for _, s := range f.sets {
 		k, v, ok := strings.Cut(s, "=")
@@ -141,31 +145,47 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		attrs = append(attrs, [2]string{k, v})
 	}
-	for _, jf := range jobFiles {
-		opt := engine.Options{
-			Device: f.device, Scheduler: f.scheduler, NrRequests: f.nrRequests, NoMerges: f.nomerges,
-			Alloc: f.alloc, Seed: f.seed, SizeCap: sizeCap, RuntimeCap: f.runtimeCap, Attrs: attrs,
-			Progress: stderr,
+	opt := engine.Options{
+		Device: f.device, Scheduler: f.scheduler, NrRequests: f.nrRequests, NoMerges: f.nomerges,
+		Alloc: f.alloc, Seed: f.seed, SizeCap: sizeCap, RuntimeCap: f.runtimeCap, Attrs: attrs,
+		Progress: stderr,
+	}
+	res, err := engine.Run(jf, opt)
+	if err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "blkq: %s\n", w)
+	}
+	if res.Verified > 0 {
+		fmt.Fprintf(stderr, "blkq: verified %d sectors written by the run: all hold what was written\n", res.Verified)
+	}
+	switch f.format {
+	case "json":
+		err = report.WriteJSON(&out, res.Run)
+	default:
+		err = report.WriteNormal(&out, res.Run)
+	}
+	if err != nil {
+		return err
+	}
+	if f.output != "" {
+		err = os.WriteFile(f.output, out.Bytes(), 0o644)
+	} else {
+		_, err = stdout.Write(out.Bytes())
+	}
+	if err != nil {
+		return err
+	}
+	// As fio does, a run in which a job failed exits non-zero.
+	failed := 0
+	for _, js := range res.Run.Jobs {
+		if js.Error != 0 {
+			failed++
 		}
-		res, err := engine.Run(jf, opt)
-		if err != nil {
-			return err
-		}
-		for _, w := range res.Warnings {
-			fmt.Fprintf(stderr, "blkq: %s\n", w)
-		}
-		if res.Verified > 0 {
-			fmt.Fprintf(stderr, "blkq: verified %d sectors written by the run: all hold what was written\n", res.Verified)
-		}
-		switch f.format {
-		case "json":
-			err = report.WriteJSON(out, res.Run)
-		default:
-			err = report.WriteNormal(out, res.Run)
-		}
-		if err != nil {
-			return err
-		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d jobs failed (see err= in the report)", failed, len(res.Run.Jobs))
 	}
 	return nil
 }

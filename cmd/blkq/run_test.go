@@ -78,3 +78,46 @@ func TestParseOnlyAndErrors(t *testing.T) {
 		t.Fatal("unknown device accepted")
 	}
 }
+
+// TestSeveralJobFilesOneRun: like fio, several job files make one run and
+// one JSON document.
+func TestSeveralJobFilesOneRun(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.fio"), filepath.Join(dir, "b.fio")
+	os.WriteFile(a, []byte("[a]\nrw=read\nsize=1m\n"), 0o644)
+	os.WriteFile(b, []byte("[b]\nrw=write\nsize=1m\n"), 0o644)
+	out, _, err := runCLI(t, "--output-format=json", a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Jobs []struct {
+			Name  string `json:"jobname"`
+			Group int    `json:"groupid"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("two job files did not give one JSON document: %v", err)
+	}
+	if len(v.Jobs) != 2 || v.Jobs[0].Name != "a" || v.Jobs[1].Name != "b" || v.Jobs[1].Group != 1 {
+		t.Fatalf("jobs %+v, want a (group 0) and b (group 1)", v.Jobs)
+	}
+}
+
+// TestFailedJobExitsNonZero: a job whose I/O fails makes the run fail
+// after the report is written, as with fio; --output is left untouched by
+// a run that cannot start.
+func TestFailedJobExitsNonZero(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bs.fio")
+	os.WriteFile(bad, []byte("[j]\nrw=read\nbs=1000\nsize=1m\n"), 0o644)
+	outFile := filepath.Join(dir, "report.txt")
+	os.WriteFile(outFile, []byte("earlier report"), 0o644)
+	_, _, err := runCLI(t, "--output", outFile, bad)
+	if err == nil || !strings.Contains(err.Error(), "bs=1000") || !strings.Contains(err.Error(), "bs.fio:1") {
+		t.Fatalf("bs=1000: want an error naming bs.fio:1 and bs=1000, got %v", err)
+	}
+	if b, _ := os.ReadFile(outFile); string(b) != "earlier report" {
+		t.Fatalf("--output was overwritten by a failed run: %q", b)
+	}
+}
