@@ -15,15 +15,17 @@ package blkq
 // After a bio merge the grown request may now touch its neighbour in the
 // elevator; then the two requests become one and the second is freed.
 //
-// The hash holds requests inserted into the elevator, whatever nomerges
-// says at the time: flipping nomerges under load then never strands a
-// request on the hash, because removal checks onHash, not the setting.
+// The hash is only filled while nomerges is 0 (with 1 or 2 nothing looks
+// it up, and skipping the insert is part of what nomerges saves, as in the
+// 2008 patch). Flipping nomerges under load must then never strand a
+// request on the hash: removal checks onHash, not the current setting (the
+// race Aaron Carroll pointed out in that thread).
 
 const plugFlushBytes = 128 << 10 // BLK_PLUG_FLUSH_SIZE
 
 // hashAdd puts a queued request on the back-merge hash.
 func (q *Queue) hashAdd(rq *Request) {
-	if !rq.Mergeable() || rq.onHash {
+	if q.cfg.NoMerges != 0 || !rq.Mergeable() || rq.onHash {
 		return
 	}
 	key := rq.End()
