@@ -16,6 +16,7 @@ const usage = `usage: blkq <command> [flags] [args]
 commands:
   run [flags] [JOBFILE...]   run fio job files through the request layer
                              (no file: an embedded demo on sim:hdd)
+  experiment list|NAME       the original Linux measurements, side by side
 
 'blkq <command> -h' lists a command's flags.
 `
@@ -29,6 +30,8 @@ func main() {
 	switch os.Args[1] {
 	case "run":
 		err = cmdRun(os.Args[2:], os.Stdout, os.Stderr)
+	case "experiment":
+		err = cmdExperiment(os.Args[2:], os.Stdout, os.Stderr)
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

@@ -17,42 +17,54 @@
 // (the media's, with the defaults).
 //
 // After a read from the media that ends at sector e, the drive keeps reading
-// e, e+1, ... into its buffer, at the media rate and across track
+// e, e+1, ... into a buffer segment, at the media rate and across track
 // boundaries exactly as a transfer would, until it has read ReadAheadBytes
-// beyond the end of the last read it served. The run needs no events: the
-// media reaches sector x at a time the layout fixes (the run's start plus
-// the transfer time from its first sector to x), so the state is brought up
-// to date when the next command comes. That state is a Cache: the segment
-// holds [Start, Stop) once the media has reached Stop.
+// beyond the end of the last read it served from that segment. The run
+// needs no events: the media reaches sector x at a time the layout fixes
+// (the run's start plus the transfer time from its first sector to x), so
+// the state is brought up to date when the next command comes. A segment
+// is a Cache: it holds [Start, Stop) once the media has reached Stop.
 //
-// A read that starts in the segment, in what it holds or in what the
-// running read-ahead is about to read, is served from the buffer: the
-// command overhead, then the host transfer at BusRate, finishing no earlier
-// than the media reaches the read's last sector. If the whole read was held
+// The buffer has CacheSegments segments, so that interleaved sequential
+// streams each keep their own data and window. They are kept in order of
+// use. A read that starts in a segment, in what it holds or in what a
+// running read-ahead is about to read, is served from it (the most
+// recently used such segment, if several hold the sector): the command
+// overhead, then the host transfer at BusRate, finishing no earlier than
+// the media reaches the read's last sector. If the whole read was held
 // when it came, that is a hit; otherwise it is a partial hit, which waits
-// for the media instead of paying a seek and a rotation. The head does not
-// move for it: the read-ahead runs on from where it was, and its end moves
-// to ReadAheadBytes beyond this read, so that a sequential stream of reads
-// keeps it going (Fujitsu's ATA drive manuals, section "Read-Ahead Cache",
-// describe reading ahead into the buffer space a sequential hit frees). A
-// read-ahead that had stopped, its window full, restarts at its end after
-// the seek and rotational wait that takes. The segment drops what lies
-// before the read's first sector.
+// for the media instead of paying a seek and a rotation. The segment's
+// window moves to ReadAheadBytes beyond this read, so that a sequential
+// stream of reads keeps its read-ahead going (Fujitsu's ATA drive manuals,
+// section "Read-Ahead Cache", describe reading ahead into the buffer space
+// a sequential hit frees), and it drops what lies before the read's first
+// sector. The segment becomes the most recently used.
+//
+// There is one head, so at most one segment reads ahead at a time. A hit
+// does not need the head: a read-ahead that is running, in the segment
+// that served the hit or in another, runs on from where it was. A segment
+// whose read-ahead had stopped (its window full, or stopped by another
+// command) restarts it at its end when it serves a hit and the head is
+// idle, after the seek and rotational wait that takes. When it serves a
+// read that goes beyond what it holds, it needs the media: any other
+// segment's read-ahead stops, once the command overhead has passed, and
+// this segment's restarts at its end. A segment that is not reading ahead
+// keeps what it holds until it is replaced or invalidated.
 //
 // Any other read goes to the media: it stops the read-ahead (the head seeks
-// from wherever the read-ahead had taken it when the seek begins) and
-// replaces the segment with its own data and a new read-ahead. A write
-// stops the read-ahead too, and if it overlaps the segment, drops it. There
-// is no write cache: writes go to the media and complete when they are on
-// it, so the buffer never holds data the media does not. A discard that
-// overlaps the segment drops it as well, and a flush costs only its
-// overhead.
+// from wherever the read-ahead had taken it when the seek begins), which
+// keeps what it has read, and replaces the least recently used segment (an
+// empty one first) with its own data and a new read-ahead. A write stops
+// the read-ahead too, and drops every segment it overlaps. There is no
+// write cache: writes go to the media and complete when they are on it, so
+// the buffer never holds data the media does not. A discard drops every
+// segment it overlaps as well (stopping the read-ahead if it overlaps the
+// running one), and a flush costs only its overhead; neither moves the
+// head.
 //
-// The drive has one segment. Disks of the 2000s divide their buffer into a
-// few segments so that interleaved sequential streams each keep a
-// read-ahead; here interleaved streams at queue depth 1 replace each
-// other's, as they would on a disk with one segment. The default values and
-// their sources are in Params.
+// With one segment (CacheSegments 1) interleaved streams at queue depth 1
+// replace each other's segment at every read, and every read is a miss. The
+// default values and their sources are in Params.
 //
 // All times are whole ns; only the host transfer time is computed in
 // floating point (a product and a quotient, rounded down), like the seek
@@ -99,13 +111,13 @@ func (s Served) String() string {
 	return "served(?)"
 }
 
-// Cache is the read-ahead segment: the sectors [Start, Stop) it holds, or
-// will hold once a running read-ahead gets to Stop. The read-ahead reads
-// From, From+1, ... up to Stop; the head reaches the start of From at At,
-// and the media has read up to sector x (exclusive) at At plus the
-// transfer time of [From, x). From == Stop means no read-ahead is running:
-// [Start, Stop) is all held. Start >= Stop means the segment is empty; the
-// zero Cache is empty.
+// Cache is one segment of the read-ahead buffer: the sectors [Start, Stop)
+// it holds, or will hold once a running read-ahead gets to Stop. The
+// read-ahead reads From, From+1, ... up to Stop; the head reaches the start
+// of From at At, and the media has read up to sector x (exclusive) at At
+// plus the transfer time of [From, x). From == Stop means no read-ahead is
+// running: [Start, Stop) is all held. Start >= Stop means the segment is
+// empty; the zero Cache is empty.
 type Cache struct {
 	Start uint64    // first sector held
 	From  uint64    // first sector of the read-ahead run
@@ -123,13 +135,17 @@ func (c Cache) running() bool { return c.From < c.Stop }
 // starts in what the segment holds or is about to read.
 func (c Cache) holds(sector uint64) bool { return sector >= c.Start && sector < c.Stop }
 
-// State is what the disk carries from one command to the next.
+// State is what the disk carries from one command to the next. It is a
+// value: copying it copies the buffer's state.
 type State struct {
 	// Head is the cylinder the head is on, as of the end of the last
 	// media command or of the read-ahead run that followed it. While a
 	// run is reading, the head moves on from here with it.
-	Head  uint64
-	Cache Cache
+	Head uint64
+	// Segs are the buffer's segments, the most recently used first. Only
+	// the first CacheSegments are used; the rest stay empty. At most one
+	// has a read-ahead running.
+	Segs [MaxCacheSegments]Cache
 }
 
 // Cost is how a command spends its service time, in ns. The command
@@ -161,18 +177,19 @@ func (c Cost) Total() time.Duration { return c.Overhead + c.Seek + c.Rotate + c.
 // treated as a flush.
 func (m *Model) Service(now blkq.Time, st State, op blkq.Op, sector uint64, sectors uint32) (Cost, State) {
 	end := sector + uint64(sectors)
-	st = m.settle(st, now)
+	m.settle(&st, now)
 	switch op {
 	case blkq.OpRead:
-		if st.Cache.holds(sector) {
-			return m.fromBuffer(now, st, sector, end)
+		if i := m.lookup(&st, sector); i >= 0 {
+			return m.fromBuffer(now, &st, i, sector, end), st
 		}
 	case blkq.OpWrite:
 	case blkq.OpDiscard:
-		if overlaps(st.Cache, sector, end) {
-			st = m.stop(st, now)
-			st.Cache = Cache{}
+		if r := m.run(&st); r >= 0 && overlaps(st.Segs[r], sector, end) {
+			m.stop(&st, now)
+			m.drop(&st, r)
 		}
+		m.dropOverlapping(&st, sector, end)
 		return Cost{Overhead: m.cmdOH, Served: NoData}, st
 	default:
 		return Cost{Overhead: m.cmdOH, Served: NoData}, st
@@ -181,7 +198,7 @@ func (m *Model) Service(now blkq.Time, st State, op blkq.Op, sector uint64, sect
 	// To the media. The read-ahead runs on until the seek begins.
 	c := Cost{Overhead: m.cmdOH + m.missOH, Served: Miss}
 	begin := after(now, c.Overhead)
-	st = m.stop(st, begin)
+	m.stop(&st, begin)
 	c.Seek, c.Rotate = m.position(begin, st.Head, sector)
 	c.Transfer = max(m.Transfer(sector, sectors), m.bus(uint64(sectors)))
 	st.Head = sector / m.spt
@@ -189,12 +206,14 @@ func (m *Model) Service(now blkq.Time, st State, op blkq.Op, sector uint64, sect
 		st.Head = (end - 1) / m.spt
 	}
 	if op == blkq.OpWrite {
-		if overlaps(st.Cache, sector, end) {
-			st.Cache = Cache{}
-		}
+		m.dropOverlapping(&st, sector, end)
 		return c, st
 	}
-	st.Cache = m.readAhead(after(now, c.Total()), st.Head, sector, end)
+	if m.ra > 0 {
+		v := m.victim(&st)
+		st.Segs[v] = m.readAhead(after(now, c.Total()), st.Head, sector, end)
+		use(&st, v)
+	}
 	return c, st
 }
 
@@ -203,42 +222,55 @@ func (m *Model) Service(now blkq.Time, st State, op blkq.Op, sector uint64, sect
 // on the command: an NCQ disk compares them all each time it picks one.
 type positioner struct {
 	m     *Model
-	c     Cache     // the segment at now
+	st    State     // the buffer at now
 	begin blkq.Time // when a miss's seek begins
 	head  uint64    // and the cylinder it begins from
 }
 
 func (m *Model) positioner(now blkq.Time, st State) positioner {
-	st = m.settle(st, now)
-	begin := after(now, m.cmdOH+m.missOH)
-	return positioner{m: m, c: st.Cache, begin: begin, head: m.stop(st, begin).Head}
+	m.settle(&st, now)
+	p := positioner{m: m, st: st, begin: after(now, m.cmdOH+m.missOH)}
+	m.stop(&st, p.begin)
+	p.head = st.Head
+	return p
 }
 
 // wait returns Cost.Seek + Cost.Rotate for op from sector.
-func (p positioner) wait(op blkq.Op, sector uint64) time.Duration {
-	if (op != blkq.OpRead && op != blkq.OpWrite) || (op == blkq.OpRead && p.c.holds(sector)) {
+func (p *positioner) wait(op blkq.Op, sector uint64) time.Duration {
+	if (op != blkq.OpRead && op != blkq.OpWrite) || (op == blkq.OpRead && p.m.lookup(&p.st, sector) >= 0) {
 		return 0
 	}
 	seek, rot := p.m.position(p.begin, p.head, sector)
 	return seek + rot
 }
 
-// fromBuffer serves a read of [s, e) whose start is in the segment.
-func (m *Model) fromBuffer(now blkq.Time, st State, s, e uint64) (Cost, State) {
-	c := st.Cache
+// fromBuffer serves a read of [s, e) whose start is in segment i, and
+// returns its cost; st becomes the state it leaves.
+func (m *Model) fromBuffer(now blkq.Time, st *State, i int, s, e uint64) Cost {
+	c := st.Segs[i]
 	// Keep the read-ahead ReadAheadBytes beyond this read.
 	want := m.p.Capacity
 	if m.ra < want-e {
 		want = e + m.ra
 	}
 	if want > c.Stop {
-		if !c.running() {
-			// The window was full and the head idle: start again
-			// at the segment's end.
-			seek, rot := m.position(now, st.Head, c.Stop)
-			c.From, c.At = c.Stop, after(now, seek+rot)
+		switch r := m.run(st); {
+		case r == i:
+			c.Stop = want
+		default:
+			// The head is idle, or this read needs it: it leaves
+			// the other segment's read-ahead (which keeps what it
+			// has read) once the command is decoded, and this
+			// segment's starts again at its end.
+			t := after(now, m.cmdOH)
+			if r >= 0 {
+				m.stop(st, t)
+			}
+			seek, rot := m.position(t, st.Head, c.Stop)
+			c.From, c.At, c.Stop = c.Stop, after(t, seek+rot), want
 		}
-		c.Stop = want
+		// Otherwise another segment's read-ahead keeps the head, and
+		// this one keeps what it holds.
 	}
 	cost := Cost{Overhead: m.cmdOH, Served: Hit}
 	done := after(after(now, m.cmdOH), m.bus(e-s))
@@ -250,8 +282,9 @@ func (m *Model) fromBuffer(now blkq.Time, st State, s, e uint64) (Cost, State) {
 	}
 	cost.Transfer = time.Duration(done-now) - m.cmdOH
 	c.Start = s
-	st.Cache = c
-	return cost, st
+	st.Segs[i] = c
+	use(st, i)
+	return cost
 }
 
 // readAhead returns the segment a media read of [s, e) leaves, the head on
@@ -295,28 +328,85 @@ func (m *Model) reached(c Cache, t blkq.Time) uint64 {
 	return c.From + lo
 }
 
+// run returns the index of the segment whose read-ahead is running, or -1.
+func (m *Model) run(st *State) int {
+	for i := range m.nseg {
+		if st.Segs[i].running() {
+			return i
+		}
+	}
+	return -1
+}
+
+// lookup returns the index of the most recently used segment that serves a
+// read from sector, or -1.
+func (m *Model) lookup(st *State, sector uint64) int {
+	for i := range m.nseg {
+		if st.Segs[i].holds(sector) {
+			return i
+		}
+	}
+	return -1
+}
+
+// victim returns the index of the segment a miss replaces: the first empty
+// one, else the least recently used.
+func (m *Model) victim(st *State) int {
+	for i := range m.nseg {
+		if st.Segs[i].Empty() {
+			return i
+		}
+	}
+	return m.nseg - 1
+}
+
+// use makes segment i the most recently used.
+func use(st *State, i int) {
+	c := st.Segs[i]
+	copy(st.Segs[1:i+1], st.Segs[:i])
+	st.Segs[0] = c
+}
+
+// drop empties segment i and makes it the least recently used.
+func (m *Model) drop(st *State, i int) {
+	copy(st.Segs[i:m.nseg-1], st.Segs[i+1:m.nseg])
+	st.Segs[m.nseg-1] = Cache{}
+}
+
+// dropOverlapping drops every segment that overlaps [s, e).
+func (m *Model) dropOverlapping(st *State, s, e uint64) {
+	for i := 0; i < m.nseg; {
+		if overlaps(st.Segs[i], s, e) {
+			m.drop(st, i)
+		} else {
+			i++
+		}
+	}
+}
+
 // settle brings st up to time t: a read-ahead that has reached its end by
 // then stops, and the head stays on the cylinder of the last sector read.
-func (m *Model) settle(st State, t blkq.Time) State {
-	if c := st.Cache; c.running() && m.heldAt(c, c.Stop) <= t {
-		st.Head = (c.Stop - 1) / m.spt
-		st.Cache.From = c.Stop
+func (m *Model) settle(st *State, t blkq.Time) {
+	if r := m.run(st); r >= 0 {
+		if c := &st.Segs[r]; m.heldAt(*c, c.Stop) <= t {
+			st.Head = (c.Stop - 1) / m.spt
+			c.From = c.Stop
+		}
 	}
-	return st
 }
 
 // stop cancels st's read-ahead at time t: the segment keeps what was read
 // by then, and the head is where the read-ahead had taken it. A run that
 // has not started yet (its head still moving to From) counts as having
 // taken the head to From's cylinder.
-func (m *Model) stop(st State, t blkq.Time) State {
-	st = m.settle(st, t)
-	if c := st.Cache; c.running() {
-		r := m.reached(c, t)
-		st.Head = r / m.spt
-		st.Cache.From, st.Cache.Stop = r, r
+func (m *Model) stop(st *State, t blkq.Time) {
+	m.settle(st, t)
+	if r := m.run(st); r >= 0 {
+		c := &st.Segs[r]
+		x := m.reached(*c, t)
+		st.Head = x / m.spt
+		c.From, c.Stop = x, x
 	}
-	return st
 }
 
 // overlaps reports whether [s, e) overlaps the segment c.

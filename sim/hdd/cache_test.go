@@ -16,37 +16,54 @@ const (
 // afterFirstRead is the round disk after a read of sectors 25..32 from
 // time 0 (see TestService, "zero distance"): 0.5 ms overhead, 2 ms wait,
 // 0.8 ms transfer, ending at 3.3 ms with the head at the start of sector 33
-// (angle 33). The read-ahead reads 33..82 (50 sectors) from then: sector x
-// is in the buffer at 3.3 ms + (x - 33) × 0.1 ms, all of it at 8.3 ms.
+// (angle 33). The read-ahead reads 33..82 (50 sectors) from then into the
+// first segment: sector x is in the buffer at 3.3 ms + (x - 33) × 0.1 ms,
+// all of it at 8.3 ms. The other segments are empty.
 func afterFirstRead(t *testing.T, m *Model) State {
 	t.Helper()
 	cost, st := m.Service(0, State{}, blkq.OpRead, 25, 8)
-	want := State{Head: 0, Cache: Cache{Start: 25, From: 33, Stop: 83, At: blkq.Time(3300 * us)}}
+	want := State{Head: 0, Segs: segs(Cache{Start: 25, From: 33, Stop: 83, At: blkq.Time(3300 * us)})}
 	if cost.Total() != 3300*us || st != want {
 		t.Fatalf("first read: %+v, state %+v, want 3.3ms, %+v", cost, st, want)
 	}
 	return st
 }
 
+// segs returns a State's segments: cs, most recently used first, then
+// empty ones.
+func segs(cs ...Cache) [MaxCacheSegments]Cache {
+	var s [MaxCacheSegments]Cache
+	copy(s[:], cs)
+	return s
+}
+
+// used returns the non-empty segments of s, for messages.
+func used(s [MaxCacheSegments]Cache) []Cache {
+	n := len(s)
+	for n > 0 && s[n-1] == (Cache{}) {
+		n--
+	}
+	return s[:n]
+}
+
 type serviceCase struct {
-	name       string
-	now        time.Duration
-	op         blkq.Op
-	sector     uint64
-	n          uint32
-	cost       Cost
-	head       uint64
-	cache      Cache
-	afterState func(State) // optional further checks
+	name   string
+	now    time.Duration
+	op     blkq.Op
+	sector uint64
+	n      uint32
+	cost   Cost
+	head   uint64
+	segs   []Cache // the segments Service leaves, most recently used first
 }
 
 func runCases(t *testing.T, m *Model, st State, cases []serviceCase) {
 	t.Helper()
 	for _, c := range cases {
 		cost, got := m.Service(blkq.Time(c.now), st, c.op, c.sector, c.n)
-		if cost != c.cost || got.Head != c.head || got.Cache != c.cache {
-			t.Errorf("%s:\n got %+v head %d cache %+v\nwant %+v head %d cache %+v",
-				c.name, cost, got.Head, got.Cache, c.cost, c.head, c.cache)
+		if cost != c.cost || got.Head != c.head || got.Segs != segs(c.segs...) {
+			t.Errorf("%s:\n got %+v head %d segments %+v\nwant %+v head %d segments %+v",
+				c.name, cost, got.Head, used(got.Segs), c.cost, c.head, c.segs)
 		}
 	}
 }
@@ -60,13 +77,13 @@ func TestCacheHit(t *testing.T) {
 		// 0.4 ms. The head stays with the read-ahead, which now runs to
 		// 50 sectors beyond this read: 91. The segment starts at 33.
 		{name: "sequential hit", now: 4500 * us, op: blkq.OpRead, sector: 33, n: 8,
-			cost:  Cost{Overhead: 100 * us, Transfer: 400 * us, Served: Hit},
-			cache: Cache{Start: 33, From: 33, Stop: 91, At: blkq.Time(3300 * us)}},
+			cost: Cost{Overhead: 100 * us, Transfer: 400 * us, Served: Hit},
+			segs: []Cache{{Start: 33, From: 33, Stop: 91, At: blkq.Time(3300 * us)}}},
 		// Reading the first read's own data again is a hit too; 25 + 8 +
 		// 50 = 83 does not move the read-ahead's end.
 		{name: "re-read", now: 4500 * us, op: blkq.OpRead, sector: 25, n: 8,
-			cost:  Cost{Overhead: 100 * us, Transfer: 400 * us, Served: Hit},
-			cache: Cache{Start: 25, From: 33, Stop: 83, At: blkq.Time(3300 * us)}},
+			cost: Cost{Overhead: 100 * us, Transfer: 400 * us, Served: Hit},
+			segs: []Cache{{Start: 25, From: 33, Stop: 83, At: blkq.Time(3300 * us)}}},
 	})
 
 	// The default disk: a 4 KiB hit costs 0.1 ms + 4096 B / 300 MB/s =
@@ -90,16 +107,17 @@ func TestCachePartialHit(t *testing.T) {
 		// where a miss would cost 0.5 ms + a wait of 9.1 ms + 2 ms. The
 		// read-ahead runs on to 61 + 50 = 111.
 		{name: "reading ahead", now: 4500 * us, op: blkq.OpRead, sector: 41, n: 20,
-			cost:  Cost{Overhead: 100 * us, Transfer: 1500 * us, Served: PartialHit},
-			cache: Cache{Start: 41, From: 33, Stop: 111, At: blkq.Time(3300 * us)}},
+			cost: Cost{Overhead: 100 * us, Transfer: 1500 * us, Served: PartialHit},
+			segs: []Cache{{Start: 41, From: 33, Stop: 111, At: blkq.Time(3300 * us)}}},
 		// By 9 ms the read-ahead has filled its window (83, at 8.3 ms)
-		// and stopped, the head on track 0. 80..87 restarts it at 83:
-		// at 9 ms the platter is at angle 90, so sector 83 comes round
-		// after 9.3 ms, at 18.3 ms, and 83..87 are read by 18.8 ms: 9.8
-		// ms in all (here no better than a miss: 0.5 + 8.5 + 0.8 ms).
+		// and stopped, the head on track 0. 80..87 restarts it at 83
+		// once the command is decoded: at 9.1 ms the platter is at
+		// angle 91, so sector 83 comes round after 9.2 ms, at 18.3 ms,
+		// and 83..87 are read by 18.8 ms: 9.8 ms in all (here no better
+		// than a miss: 0.5 + 8.5 + 0.8 ms).
 		{name: "window full", now: 9000 * us, op: blkq.OpRead, sector: 80, n: 8,
-			cost:  Cost{Overhead: 100 * us, Transfer: 9700 * us, Served: PartialHit},
-			cache: Cache{Start: 80, From: 83, Stop: 138, At: blkq.Time(18300 * us)}},
+			cost: Cost{Overhead: 100 * us, Transfer: 9700 * us, Served: PartialHit},
+			segs: []Cache{{Start: 80, From: 83, Stop: 138, At: blkq.Time(18300 * us)}}},
 	})
 }
 
@@ -107,25 +125,27 @@ func TestCacheMiss(t *testing.T) {
 	m := mustModel(t, roundParams)
 	st := afterFirstRead(t, m)
 	// A miss at 4.5 ms stops the read-ahead when its seek begins, at 5
-	// ms (angle 50), by when it has read 33..49; the new read's segment
-	// replaces it.
+	// ms (angle 50), by when it has read 33..49: that segment keeps
+	// [25, 50), and the new read's segment (an empty one) comes before
+	// it.
+	kept := Cache{Start: 25, From: 50, Stop: 50, At: blkq.Time(3300 * us)}
 	runCases(t, m, st, []serviceCase{
 		// Beyond the read-ahead's end (83) on the same track: no seek,
 		// wait from angle 50 to 90: 4 ms; the read ends at 9.8 ms at the
 		// start of sector 98, where its own read-ahead begins.
 		{name: "ahead", now: 4500 * us, op: blkq.OpRead, sector: 90, n: 8,
-			cost:  Cost{Overhead: 500 * us, Rotate: 4 * ms, Transfer: 800 * us, Served: Miss},
-			cache: Cache{Start: 90, From: 98, Stop: 148, At: blkq.Time(9800 * us)}},
+			cost: Cost{Overhead: 500 * us, Rotate: 4 * ms, Transfer: 800 * us, Served: Miss},
+			segs: []Cache{{Start: 90, From: 98, Stop: 148, At: blkq.Time(9800 * us)}, kept}},
 		// Before the segment: from angle 50 back round to 0: 5 ms.
 		{name: "behind", now: 4500 * us, op: blkq.OpRead, sector: 0, n: 8,
-			cost:  Cost{Overhead: 500 * us, Rotate: 5 * ms, Transfer: 800 * us, Served: Miss},
-			cache: Cache{Start: 0, From: 8, Stop: 58, At: blkq.Time(10800 * us)}},
+			cost: Cost{Overhead: 500 * us, Rotate: 5 * ms, Transfer: 800 * us, Served: Miss},
+			segs: []Cache{{Start: 0, From: 8, Stop: 58, At: blkq.Time(10800 * us)}, kept}},
 		// Track 1: the head seeks from where the read-ahead left it
 		// (track 0): 1 ms, to angle 60, where sector 150 (50 + skew 10)
 		// starts: no wait.
 		{name: "next track", now: 4500 * us, op: blkq.OpRead, sector: 150, n: 8, head: 1,
-			cost:  Cost{Overhead: 500 * us, Seek: ms, Transfer: 800 * us, Served: Miss},
-			cache: Cache{Start: 150, From: 158, Stop: 208, At: blkq.Time(6800 * us)}},
+			cost: Cost{Overhead: 500 * us, Seek: ms, Transfer: 800 * us, Served: Miss},
+			segs: []Cache{{Start: 150, From: 158, Stop: 208, At: blkq.Time(6800 * us)}, kept}},
 	})
 
 	// Without a read-ahead buffer a sequential read is a miss and, 0.5 ms
@@ -135,8 +155,8 @@ func TestCacheMiss(t *testing.T) {
 	p.ReadAheadBytes = -1
 	nb := mustModel(t, p)
 	cost, st := nb.Service(0, State{}, blkq.OpRead, 25, 8)
-	if st.Cache != (Cache{}) {
-		t.Errorf("no buffer: segment %+v", st.Cache)
+	if st.Segs != segs() {
+		t.Errorf("no buffer: segments %+v", used(st.Segs))
 	}
 	if cost, _ := nb.Service(blkq.Time(cost.Total()), st, blkq.OpRead, 33, 8); cost != (Cost{Overhead: 500 * us, Rotate: 9500 * us, Transfer: 800 * us}) {
 		t.Errorf("no buffer, sequential read: %+v", cost)
@@ -155,17 +175,18 @@ func TestCacheWrite(t *testing.T) {
 			cost: Cost{Overhead: 500 * us, Rotate: 9 * ms, Transfer: 800 * us, Served: Miss}},
 		// Elsewhere: the segment keeps [25, 50), no read-ahead running.
 		{name: "elsewhere", now: 4500 * us, op: blkq.OpWrite, sector: 60, n: 8,
-			cost:  Cost{Overhead: 500 * us, Rotate: ms, Transfer: 800 * us, Served: Miss},
-			cache: Cache{Start: 25, From: 50, Stop: 50, At: blkq.Time(3300 * us)}},
+			cost: Cost{Overhead: 500 * us, Rotate: ms, Transfer: 800 * us, Served: Miss},
+			segs: []Cache{{Start: 25, From: 50, Stop: 50, At: blkq.Time(3300 * us)}}},
 	})
 	_, st = m.Service(blkq.Time(4500*us), st, blkq.OpWrite, 60, 8) // ends at 6.8 ms
 	runCases(t, m, st, []serviceCase{
 		// 30..37 is still held: a hit, which restarts the read-ahead at
-		// the segment's end, 50, to 38 + 50 = 88. At 7 ms the platter is
-		// at angle 70: sector 50 comes round at 15 ms.
+		// the segment's end, 50, to 38 + 50 = 88, the head being idle.
+		// At 7.1 ms, once the command is decoded, the platter is at
+		// angle 71: sector 50 comes round at 15 ms.
 		{name: "hit after a write", now: 7 * ms, op: blkq.OpRead, sector: 30, n: 8,
-			cost:  Cost{Overhead: 100 * us, Transfer: 400 * us, Served: Hit},
-			cache: Cache{Start: 30, From: 50, Stop: 88, At: blkq.Time(15 * ms)}},
+			cost: Cost{Overhead: 100 * us, Transfer: 400 * us, Served: Hit},
+			segs: []Cache{{Start: 30, From: 50, Stop: 88, At: blkq.Time(15 * ms)}}},
 	})
 }
 
@@ -175,10 +196,10 @@ func TestCommandOverhead(t *testing.T) {
 	runCases(t, m, st, []serviceCase{
 		// A flush has no write cache to empty: 0.1 ms, nothing changes.
 		{name: "flush", now: 4500 * us, op: blkq.OpFlush,
-			cost: Cost{Overhead: 100 * us, Served: NoData}, cache: st.Cache},
+			cost: Cost{Overhead: 100 * us, Served: NoData}, segs: used(st.Segs)},
 		// A discard away from the segment changes nothing either.
 		{name: "discard elsewhere", now: 4500 * us, op: blkq.OpDiscard, sector: 5000, n: 100,
-			cost: Cost{Overhead: 100 * us, Served: NoData}, cache: st.Cache},
+			cost: Cost{Overhead: 100 * us, Served: NoData}, segs: used(st.Segs)},
 		// One into it drops it.
 		{name: "discard overlapping", now: 4500 * us, op: blkq.OpDiscard, sector: 0, n: 30,
 			cost: Cost{Overhead: 100 * us, Served: NoData}},
@@ -213,13 +234,15 @@ func TestReadAheadRuns(t *testing.T) {
 			t.Errorf("reached at %v = %d, want %d", x.at, got, x.want)
 		}
 	}
-	st := m.stop(State{Cache: c}, blkq.Time(1600*us))
-	if st.Head != 1 || st.Cache != (Cache{Start: 0, From: 101, Stop: 101}) {
-		t.Errorf("stopped at 1.6 ms: %+v", st)
+	st := State{Segs: segs(c)}
+	m.stop(&st, blkq.Time(1600*us))
+	if st.Head != 1 || st.Segs != segs(Cache{Start: 0, From: 101, Stop: 101}) {
+		t.Errorf("stopped at 1.6 ms: head %d, segments %+v", st.Head, used(st.Segs))
 	}
-	st = m.settle(State{Cache: c}, blkq.Time(9*ms))
-	if st.Head != 1 || st.Cache.From != 120 {
-		t.Errorf("settled: %+v", st)
+	st = State{Segs: segs(c)}
+	m.settle(&st, blkq.Time(9*ms))
+	if st.Head != 1 || st.Segs[0].From != 120 {
+		t.Errorf("settled: head %d, segments %+v", st.Head, used(st.Segs))
 	}
 
 	// 2-sector reads every 0.2 ms consume the media's 0.1 ms a sector
@@ -229,7 +252,7 @@ func TestReadAheadRuns(t *testing.T) {
 	now := blkq.Time(3300 * us)
 	for s := uint64(33); s < 333; s += 2 {
 		cost, next := m.Service(now, st, blkq.OpRead, s, 2)
-		if cost.Served == Miss || next.Cache.From != 33 || next.Cache.At != blkq.Time(3300*us) {
+		if cost.Served == Miss || next.Segs[0].From != 33 || next.Segs[0].At != blkq.Time(3300*us) {
 			t.Fatalf("sector %d at %v: %+v, %+v", s, time.Duration(now), cost, next)
 		}
 		now += blkq.Time(cost.Total())
@@ -326,14 +349,15 @@ func TestPositioner(t *testing.T) {
 	for i := range 5000 {
 		op := ops[rng.Uint64N(uint64(len(ops)))]
 		// Mostly near the last request, so that the buffer serves some.
-		s := st.Cache.Start + rng.Uint64N(200)
+		s := st.Segs[0].Start + rng.Uint64N(200)
 		if i%3 == 0 {
 			s = rng.Uint64N(m.Params().Capacity - 100)
 		}
 		s = min(s, m.Params().Capacity-100)
 		n := uint32(rng.Uint64N(40))
 		cost, next := m.Service(now, st, op, s, n)
-		if w := m.positioner(now, st).wait(op, s); w != cost.Seek+cost.Rotate {
+		p := m.positioner(now, st)
+		if w := p.wait(op, s); w != cost.Seek+cost.Rotate {
 			t.Fatalf("%d: %s of %d at %d: positioner %v, Service %+v", i, op, n, s, w, cost)
 		}
 		served[cost.Served]++

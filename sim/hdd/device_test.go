@@ -101,8 +101,8 @@ func TestDeviceFlushDiscard(t *testing.T) {
 	if len(*got) != 3 || (*got)[1].rq != fl || (*got)[2].rq != dc || d.Head() != 0 {
 		t.Fatalf("completions %v, head %d", *got, d.Head())
 	}
-	if c := d.State().Cache; c.Start != 25 || c.Stop != 83 {
-		t.Errorf("segment %+v, want [25, 83)", c)
+	if s := d.State().Segs; s[0].Start != 25 || s[0].Stop != 83 || s[1] != (Cache{}) {
+		t.Errorf("segments %+v, want [25, 83) alone", used(s))
 	}
 }
 

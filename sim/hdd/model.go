@@ -29,6 +29,7 @@ type Model struct {
 
 	cmdOH, missOH time.Duration // CommandOverhead, MissOverhead; ≥ 0
 	ra            uint64        // read-ahead window in sectors; 0: no buffer
+	nseg          int           // buffer segments in use: CacheSegments
 }
 
 // unitsPerSector is the angle of one sector in the model's units.
@@ -71,6 +72,7 @@ func NewModel(p Params) (*Model, error) {
 	if p.ReadAheadBytes > 0 {
 		m.ra = uint64(p.ReadAheadBytes) / 512
 	}
+	m.nseg = p.CacheSegments
 	return m, nil
 }
 

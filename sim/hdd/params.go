@@ -84,29 +84,29 @@ type Params struct {
 	// media. Each of the CacheSegments segments has a window of this
 	// size (see CacheSegments).
 	ReadAheadBytes int
-	// CacheSegments is how many read-ahead segments the buffer has, each
-	// holding one sequential stream's data and read-ahead window of
-	// ReadAheadBytes: several interleaved sequential streams keep one
-	// segment each, and a read that misses them all replaces the least
-	// recently used (cache.go). 1 to MaxCacheSegments. Default 4, so
-	// that with the default window the buffer holds 2 MiB: the buffer
-	// of a desktop ATA disk of 2002 (Zhu and Hu, "Disk built-in caches:
-	// evaluation on system performance", MASCOTS 2003: "2 MB buffers are
-	// common on low-end retail IDE/ATA drives"). The ATA disks of the
-	// 2000s divide their buffer adaptively and publish no count (Western
-	// Digital's and Hitachi's "CacheFlow ... partitions the buffer into
-	// multiple segments"; Maxtor's DiamondMax: "a variable number of read
-	// and write buffers"; Quantum's Fireball Plus AS: "adaptive
-	// segmentation"). Where a count is documented for 7200 rpm disks of
-	// the time it is 3 to 7: DiskSim's validated Seagate Barracuda
-	// ST32171W has 3 segments of 281 sectors, its Quantum Atlas III 6 of
-	// 64 and its IBM Ultrastar 18ES 7 of 511 (in each the maximum
-	// read-ahead is the segment size, as here); the Seagate Barracuda
-	// 2LP defaults to 3 of 1 to 16; the IBM Ultrastar DDRS-39130 offers
-	// 3 × 128 KB or 6 × 64 KB; and Quantum's ProDrive defaults to 4
-	// segments, replaced least recently used first. Zhu and Hu also find
-	// that the buffer does little for sequential workloads once there
-	// are more concurrent streams than segments, as here.
+	// CacheSegments is how many read-ahead segments the buffer has. Each
+	// holds one sequential stream's data and its read-ahead window of
+	// ReadAheadBytes, so interleaved sequential streams keep one segment
+	// each; a read that misses them all replaces the least recently used
+	// (cache.go). 1 to MaxCacheSegments. Default 4, so that with the
+	// default window the buffer holds 2 MiB, the buffer of a desktop ATA
+	// disk of 2002 (Zhu and Hu, "Disk built-in caches: evaluation on
+	// system performance", MASCOTS 2003: "2 MB buffers are common on
+	// low-end retail IDE/ATA drives"). ATA disk manuals describe
+	// segmentation without a count (Western Digital's CacheFlow
+	// "partitions the buffer into multiple segments"; Maxtor's
+	// DiamondMax allocates "a variable number of read and write buffers";
+	// Quantum's Fireball Plus AS has "adaptive segmentation"). Where 7200
+	// rpm disks of the time document a count it is 3 to 7: DiskSim's
+	// validated Seagate Barracuda ST32171W has 3 segments of 281 sectors,
+	// its Quantum Atlas III 6 of 64 and its IBM Ultrastar 18ES 7 of 511
+	// (each with a maximum read-ahead of one segment, as here); the
+	// Seagate Barracuda 2LP defaults to 3 (of 1 to 16); the IBM Ultrastar
+	// DDRS-39130 offers 3 × 128 KB or 6 × 64 KB. Quantum's older ProDrive
+	// defaults to 4 segments and replaces the least recently used. Zhu
+	// and Hu also find that the buffer does little for sequential
+	// workloads once there are more concurrent streams than segments,
+	// which the model reproduces.
 	CacheSegments int
 }
 

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"blkq/experiment"
+)
+
+// cmdExperiment runs "blkq experiment list" and "blkq experiment NAME".
+func cmdExperiment(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("blkq experiment", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	seed := fs.Uint64("seed", 1, "seed of every random choice")
+	scale := fs.Float64("scale", 1, "run length scale (1 = full size; e.g. 0.1 for a quick run)")
+	format := fs.String("output-format", "normal", "normal or json")
+	printJobs := fs.Bool("print-jobs", false, "print the experiment's fio job file and exit")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: blkq experiment list\n       blkq experiment [flags] NAME\n\nflags:")
+		fs.PrintDefaults()
+	}
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if len(rest) != 1 {
+		fs.Usage()
+		return fmt.Errorf("want one experiment name or \"list\"")
+	}
+	if rest[0] == "list" {
+		for _, e := range experiment.List() {
+			fmt.Fprintf(stdout, "%-12s %s\n", e.Name, e.Title)
+		}
+		return nil
+	}
+	e, ok := experiment.Get(rest[0])
+	if !ok {
+		return fmt.Errorf("unknown experiment %q (blkq experiment list)", rest[0])
+	}
+	if *scale <= 0 {
+		return fmt.Errorf("--scale=%v: want a positive number", *scale)
+	}
+	if *printJobs {
+		fmt.Fprint(stdout, e.Jobs(*scale))
+		return nil
+	}
+	_, tab, err := experiment.Run(e, experiment.Options{Seed: *seed, Scale: *scale})
+	if err != nil {
+		return err
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"experiment": e.Name, "title": e.Title, "source": e.Source, "seed": *seed, "scale": *scale, "columns": tab.Columns, "rows": tab.Rows, "notes": tab.Notes})
+	}
+	fmt.Fprintf(stdout, "%s\n(from %s; seed %d, scale %g)\n\n%s", e.Title, e.Source, *seed, *scale, tab.Format())
+	return nil
+}

@@ -1,0 +1,167 @@
+// Package experiment reproduces the measurements of the Linux discussions
+// blkq grows from: each experiment is a set of embedded fio jobs run under
+// two or more configurations in one invocation, followed by a table that
+// puts the originally reported figure beside ours.
+//
+// Experiments run on the simulated disk in virtual time, so they are
+// deterministic for a seed; --scale shortens them for tests. Where the
+// model does not reproduce the direction a report found, the table says so
+// rather than the model being tuned until it does.
+package experiment
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"blkq"
+	"blkq/engine"
+	"blkq/workload/fio"
+)
+
+// An Experiment is a workload run under several configurations.
+type Experiment struct {
+	Name    string
+	Title   string
+	Source  string // the discussion it reproduces
+	Jobs    func(scale float64) string
+	Configs []Config
+	// Analyze builds the comparison table from one outcome per config,
+	// in Configs order.
+	Analyze func(out []*Outcome) *Table
+}
+
+// Config is one configuration an experiment's jobs run under.
+type Config struct {
+	Name    string
+	Options engine.Options
+}
+
+// Outcome is one configuration's run.
+type Outcome struct {
+	Config Config
+	Result *engine.Result
+	Waits  []Wait // every allocation wait, in time order
+}
+
+// Wait is one allocation sleep: when it ended, whose, how long (S2G).
+type Wait struct {
+	End  blkq.Time
+	PID  int
+	Wait blkq.Time
+}
+
+// Table is an experiment's comparison: rows of figures per configuration,
+// with the reported figures and notes on what the model does and does not
+// reproduce.
+type Table struct {
+	Columns []string
+	Rows    [][]string
+	Notes   []string
+}
+
+var registry = map[string]*Experiment{}
+
+func register(e *Experiment) { registry[e.Name] = e }
+
+// List returns the experiments, by name.
+func List() []*Experiment {
+	var out []*Experiment
+	for _, e := range registry {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Get returns the named experiment.
+func Get(name string) (*Experiment, bool) {
+	e, ok := registry[name]
+	return e, ok
+}
+
+// Options apply to every configuration of a run.
+type Options struct {
+	Seed  uint64
+	Scale float64 // 1 = full size; smaller runs shorter
+}
+
+// waitLog records allocation waits from the event stream.
+type waitLog struct{ waits []Wait }
+
+func (w *waitLog) Trace(e *blkq.Event) {
+	if e.Action == blkq.ActGetRq && e.Wait > 0 {
+		w.waits = append(w.waits, Wait{End: e.Time, PID: e.PID, Wait: e.Wait})
+	}
+}
+
+// Run runs every configuration of e and returns the outcomes and table.
+func Run(e *Experiment, o Options) ([]*Outcome, *Table, error) {
+	if o.Scale <= 0 {
+		o.Scale = 1
+	}
+	src := e.Jobs(o.Scale)
+	var outs []*Outcome
+	for _, c := range e.Configs {
+		jf, err := fio.Parse(e.Name+".fio (embedded)", []byte(src), func(string) string { return "" })
+		if err != nil {
+			return nil, nil, fmt.Errorf("experiment %s: %w", e.Name, err)
+		}
+		opt := c.Options
+		opt.Seed = o.Seed
+		log := &waitLog{}
+		opt.Tracers = append(append([]blkq.Tracer(nil), opt.Tracers...), log)
+		res, err := engine.Run(jf, opt)
+		if err != nil {
+			return nil, nil, fmt.Errorf("experiment %s, %s: %w", e.Name, c.Name, err)
+		}
+		outs = append(outs, &Outcome{Config: c, Result: res, Waits: log.waits})
+	}
+	return outs, e.Analyze(outs), nil
+}
+
+// runSource runs a job file given as text.
+func runSource(name, src string, opt engine.Options) (*engine.Result, error) {
+	jf, err := fio.Parse(name+".fio (embedded)", []byte(src), func(string) string { return "" })
+	if err != nil {
+		return nil, err
+	}
+	return engine.Run(jf, opt)
+}
+
+// Format writes t as aligned text.
+func (t *Table) Format() string {
+	w := make([]int, len(t.Columns))
+	for i, c := range t.Columns {
+		w[i] = len(c)
+	}
+	for _, r := range t.Rows {
+		for i, c := range r {
+			w[i] = max(w[i], len(c))
+		}
+	}
+	var b strings.Builder
+	line := func(cells []string) {
+		for i, c := range cells {
+			if i == 0 {
+				fmt.Fprintf(&b, "%-*s", w[i], c)
+			} else {
+				fmt.Fprintf(&b, "  %*s", w[i], c)
+			}
+		}
+		b.WriteString("\n")
+	}
+	line(t.Columns)
+	for _, r := range t.Rows {
+		line(r)
+	}
+	for _, n := range t.Notes {
+		b.WriteString("\n" + n + "\n")
+	}
+	return b.String()
+}
+
+// scaled returns n×scale, at least min.
+func scaled(n float64, scale float64, min float64) float64 {
+	return max(n*scale, min)
+}

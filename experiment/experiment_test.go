@@ -1,0 +1,21 @@
+package experiment
+
+import "testing"
+
+func TestStarvationRuns(t *testing.T) {
+	e, _ := Get("starvation")
+	_, tab, err := Run(e, Options{Seed: 1, Scale: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + tab.Format())
+}
+
+func TestNomergesRuns(t *testing.T) {
+	e, _ := Get("nomerges")
+	_, tab, err := Run(e, Options{Seed: 1, Scale: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + tab.Format())
+}

@@ -1,0 +1,76 @@
+package experiment
+
+import (
+	"fmt"
+	"time"
+
+	"blkq/engine"
+)
+
+// dbenchJobs is the dbench-like load of the 2002 report: 64 tasks, each
+// writing bursts of 256 contiguous 4 KiB blocks without waiting for them
+// (libaio, no depth limit), thinking 50 ms between bursts, with 5% reads,
+// on the simulated disk. Requests are limited to 64 KiB, as 2.4's IDE
+// driver limited them (128 sectors), so a burst needs 16 requests and 64
+// tasks want far more than the 128 a direction has.
+func dbenchJobs(scale float64) string {
+	return fmt.Sprintf(`; dbench-like: 64 tasks writing bursts of contiguous 4 KiB blocks
+[global]
+ioengine=libaio
+direct=1
+bs=4k
+rw=rw
+rwmixread=5
+size=256m
+iodepth=4096
+thinktime=50ms
+thinktime_blocks=256
+runtime=%.0fms
+time_based
+
+[dbench]
+numjobs=64
+`, scaled(60000, scale, 1000))
+}
+
+// dbenchOptions are the queue settings of the dbench load under policy.
+func dbenchOptions(policy string) engine.Options {
+	return engine.Options{
+		Alloc:      policy,
+		NrRequests: 128,
+		Attrs:      [][2]string{{"max_sectors_kb", "64"}},
+		// Woken tasks run in an order the scheduler picks: 0-2 ms.
+		WakeJitter: 2 * time.Millisecond,
+	}
+}
+
+func init() {
+	register(&Experiment{
+		Name:   "starvation",
+		Title:  "get_request starvation: legacy (2.4.18-pre9) vs fair (the 2002 fix) allocation",
+		Source: "2002-get_request-starvation-fix.txt",
+		Jobs:   dbenchJobs,
+		Configs: []Config{
+			{Name: "legacy", Options: dbenchOptions("legacy")},
+			{Name: "fair", Options: dbenchOptions("fair")},
+		},
+		Analyze: analyzeStarvation,
+	})
+}
+
+func analyzeStarvation(out []*Outcome) *Table {
+	t := &Table{Columns: []string{"config", "max sleep ms", "p50 ms", "p99 ms", "max/median", "Jain", "sleeps", "wake-ups", "MB/s", "reported (2002)"}}
+	reported := map[string]string{"legacy": "max 37 s; 57,000 ctx switches", "fair": "max 8 s, all similar; 29,000"}
+	var fig []allocFigures
+	for _, o := range out {
+		f := figures(o)
+		fig = append(fig, f)
+		t.Rows = append(t.Rows, []string{o.Config.Name, ms(f.maxWait), ms(f.p50), ms(f.p99), f2(f.maxOverMedian), f3(f.jain), num(f.sleeps), num(f.wakeups), f2(f.mbps), reported[o.Config.Name]})
+	}
+	l, f := fig[0], fig[1]
+	t.Notes = append(t.Notes,
+		fmt.Sprintf("longest sleep, fair / legacy = %.2f (2002: 8 s / 37 s = 0.22; the issue asks <= 1/3): %s", f.maxWait/l.maxWait, yesNo(f.maxWait <= l.maxWait/3)),
+		fmt.Sprintf("fair's max/median sleep = %.2f (2002: every task slept similar durations; <= 3): %s", f.maxOverMedian, yesNo(f.maxOverMedian <= 3)),
+		fmt.Sprintf("wake-ups, fair / legacy = %.2f (2002: 29,000 / 57,000 = 0.51): %s", float64(f.wakeups)/float64(max(l.wakeups, 1)), yesNo(f.wakeups < l.wakeups)))
+	return t
+}
