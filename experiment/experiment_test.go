@@ -19,3 +19,16 @@ func TestNomergesRuns(t *testing.T) {
 	}
 	t.Log("\n" + tab.Format())
 }
+
+// TestDeterministicTables: same seed, same table.
+func TestDeterministicTables(t *testing.T) {
+	e, _ := Get("wakeall")
+	_, a, err := Run(e, Options{Seed: 3, Scale: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, b, _ := Run(e, Options{Seed: 3, Scale: 0.05})
+	if a.Format() != b.Format() {
+		t.Fatalf("same seed, different tables:\n%s\n%s", a.Format(), b.Format())
+	}
+}

@@ -257,7 +257,7 @@ func (m *Model) fromBuffer(now blkq.Time, st *State, i int, s, e uint64) Cost {
 		switch r := m.run(st); {
 		case r == i:
 			c.Stop = want
-		default:
+		case r < 0 || e > c.Stop:
 			// The head is idle, or this read needs it: it leaves
 			// the other segment's read-ahead (which keeps what it
 			// has read) once the command is decoded, and this
