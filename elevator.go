@@ -138,6 +138,21 @@ func (l *RequestList) Remove(rq *Request) {
 // Front returns the first request or nil.
 func (l *RequestList) Front() *Request { return l.head }
 
+// Back returns the last request or nil.
+func (l *RequestList) Back() *Request { return l.tail }
+
+// InsertAfter puts rq just after mark, which must be on l.
+func (l *RequestList) InsertAfter(rq, mark *Request) {
+	rq.ElvPrev, rq.ElvNext = mark, mark.ElvNext
+	if mark.ElvNext != nil {
+		mark.ElvNext.ElvPrev = rq
+	} else {
+		l.tail = rq
+	}
+	mark.ElvNext = rq
+	l.n++
+}
+
 // Len returns the number of requests on l.
 func (l *RequestList) Len() int { return l.n }
 

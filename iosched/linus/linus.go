@@ -182,7 +182,7 @@ const (
 // under its lock.
 type Linus struct {
 	p      Params
-	sorted list             // dispatch order; head is next
+	sorted blkq.RequestList // dispatch order; head is next
 	front  blkq.RequestList // head inserts (flushes), served before sorted
 }
 
@@ -202,7 +202,7 @@ func (l *Linus) Params() Params { return l.p }
 func (l *Linus) Name() string { return Name }
 
 // Len returns the number of requests held.
-func (l *Linus) Len() int { return l.sorted.n + l.front.Len() }
+func (l *Linus) Len() int { return l.sorted.Len() + l.front.Len() }
 
 func (l *Linus) latency(op blkq.Op) int {
 	if op == blkq.OpRead {
@@ -234,7 +234,11 @@ func (l *Linus) Insert(rq *blkq.Request, atHead bool, _ blkq.Time) {
 		}
 		charge(next, cost)
 	}
-	l.sorted.insertAfter(rq, after)
+	if after == nil {
+		l.sorted.PushBack(rq)
+	} else {
+		l.sorted.InsertAfter(rq, after)
+	}
 }
 
 // place scans from the tail towards the head for rq's place in sweep order
@@ -242,7 +246,7 @@ func (l *Linus) Insert(rq *blkq.Request, atHead bool, _ blkq.Time) {
 // tail-most request with an exhausted budget where the scan stopped (nil if
 // none), and whether the scan saw a read.
 func (l *Linus) place(s uint64) (after, barrier *blkq.Request, sawRead bool) {
-	for p := l.sorted.tail; p != nil; p = p.ElvPrev {
+	for p := l.sorted.Back(); p != nil; p = p.ElvPrev {
 		if p.Op == blkq.OpRead {
 			sawRead = true
 		}
@@ -276,7 +280,7 @@ func inBetween(s uint64, p *blkq.Request) bool {
 func (l *Linus) bomb(after, barrier *blkq.Request) *blkq.Request {
 	units := 0
 	pastBarrier := barrier == nil
-	for p := l.sorted.head; p != nil && p != after; p = p.ElvNext {
+	for p := l.sorted.Front(); p != nil && p != after; p = p.ElvNext {
 		if p == barrier {
 			pastBarrier = true
 		}
@@ -306,7 +310,7 @@ func charge(p *blkq.Request, cost int) {
 func (l *Linus) Dispatch(blkq.Time) *blkq.Request {
 	rq := l.front.Front()
 	if rq == nil {
-		rq = l.sorted.head
+		rq = l.sorted.Front()
 	}
 	if rq != nil {
 		l.remove(rq)
@@ -317,7 +321,7 @@ func (l *Linus) Dispatch(blkq.Time) *blkq.Request {
 func (l *Linus) remove(rq *blkq.Request) {
 	switch rq.ElvIndex {
 	case onSorted:
-		l.sorted.remove(rq)
+		l.sorted.Remove(rq)
 	case onFront:
 		l.front.Remove(rq)
 	default:
@@ -330,7 +334,7 @@ func (l *Linus) remove(rq *blkq.Request) {
 // a front merge may join. The scan stops at the barrier: a front merge
 // into an exhausted request, or into one ahead of it, would pass it.
 func (l *Linus) FrontMerge(sector uint64, op blkq.Op) *blkq.Request {
-	for p := l.sorted.tail; p != nil; p = p.ElvPrev {
+	for p := l.sorted.Back(); p != nil; p = p.ElvPrev {
 		if p.ElvSeq <= 0 {
 			return nil
 		}
@@ -460,47 +464,4 @@ func (l *Linus) SetAttr(name, value string) error {
 	}
 	l.p = p
 	return nil
-}
-
-// list is a doubly linked list of requests through ElvPrev/ElvNext that,
-// unlike blkq.RequestList, exposes its tail for the backward scan.
-type list struct {
-	head, tail *blkq.Request
-	n          int
-}
-
-// insertAfter links rq after mark, or at the tail if mark is nil.
-func (l *list) insertAfter(rq, mark *blkq.Request) {
-	if mark == nil {
-		mark = l.tail
-	}
-	rq.ElvPrev = mark
-	if mark == nil {
-		rq.ElvNext = l.head
-		l.head = rq
-	} else {
-		rq.ElvNext = mark.ElvNext
-		mark.ElvNext = rq
-	}
-	if rq.ElvNext != nil {
-		rq.ElvNext.ElvPrev = rq
-	} else {
-		l.tail = rq
-	}
-	l.n++
-}
-
-func (l *list) remove(rq *blkq.Request) {
-	if rq.ElvPrev != nil {
-		rq.ElvPrev.ElvNext = rq.ElvNext
-	} else {
-		l.head = rq.ElvNext
-	}
-	if rq.ElvNext != nil {
-		rq.ElvNext.ElvPrev = rq.ElvPrev
-	} else {
-		l.tail = rq.ElvPrev
-	}
-	rq.ElvPrev, rq.ElvNext = nil, nil
-	l.n--
 }

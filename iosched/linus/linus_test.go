@@ -28,7 +28,7 @@ func name(r *blkq.Request) string {
 // order lists the sorted list from the head, with budgets: "R100:2048 ...".
 func order(l *Linus) string {
 	var s []string
-	for p := l.sorted.head; p != nil; p = p.ElvNext {
+	for p := l.sorted.Front(); p != nil; p = p.ElvNext {
 		s = append(s, fmt.Sprintf("%s:%d", name(p), p.ElvSeq))
 	}
 	return strings.Join(s, " ")
@@ -39,15 +39,15 @@ func checkLinks(t *testing.T, l *Linus) {
 	t.Helper()
 	n := 0
 	var prev *blkq.Request
-	for p := l.sorted.head; p != nil; p = p.ElvNext {
+	for p := l.sorted.Front(); p != nil; p = p.ElvNext {
 		if p.ElvPrev != prev || p.ElvIndex != onSorted {
 			t.Fatalf("bad links at %s", name(p))
 		}
 		prev = p
 		n++
 	}
-	if prev != l.sorted.tail || n != l.sorted.n {
-		t.Fatalf("tail %s / count %d, want %s / %d", name(l.sorted.tail), l.sorted.n, name(prev), n)
+	if prev != l.sorted.Back() || n != l.sorted.Len() {
+		t.Fatalf("tail %s / count %d, want %s / %d", name(l.sorted.Back()), l.sorted.Len(), name(prev), n)
 	}
 }
 
@@ -295,7 +295,7 @@ func TestMaxBombSegments(t *testing.T) {
 		l := New(Stock2421())
 		writes(l)
 		insert(l, rd(1500))
-		if got := name(l.sorted.head.ElvNext); got != "R1500" {
+		if got := name(l.sorted.Front().ElvNext); got != "R1500" {
 			t.Fatalf("R1500 not second: %s", order(l))
 		}
 	})
@@ -314,7 +314,7 @@ func TestMaxBombSegments(t *testing.T) {
 		}
 		writes(l)
 		insert(l, rd(9000))
-		if got := name(l.sorted.tail); got != "R9000" {
+		if got := name(l.sorted.Back()); got != "R9000" {
 			t.Fatalf("R9000 not at the tail: %s", order(l))
 		}
 	})
@@ -335,7 +335,7 @@ func TestMaxBombSegments(t *testing.T) {
 		l := New(Stock2421())
 		writes(l)
 		insert(l, wr(9000))
-		if got := name(l.sorted.tail); got != "W9000" {
+		if got := name(l.sorted.Back()); got != "W9000" {
 			t.Fatalf("W9000 not at the tail: %s", order(l))
 		}
 	})
@@ -412,7 +412,7 @@ func TestDrain(t *testing.T) {
 	if want := "F0 R300 W50 W100 R200"; strings.Join(names, " ") != want {
 		t.Fatalf("drained %v, want %s", names, want)
 	}
-	if l.Len() != 0 || l.Dispatch(0) != nil || l.sorted.head != nil || l.sorted.tail != nil {
+	if l.Len() != 0 || l.Dispatch(0) != nil || l.sorted.Front() != nil || l.sorted.Back() != nil {
 		t.Fatal("not empty after Drain")
 	}
 	// Usable again afterwards.

@@ -66,7 +66,7 @@ func (p *probe) Insert(rq *blkq.Request, atHead bool, now blkq.Time) {
 	}
 	// Budgets before the insert: the insert may only pass positive ones.
 	before := map[*blkq.Request]int{}
-	for r := p.sorted.head; r != nil; r = r.ElvNext {
+	for r := p.sorted.Front(); r != nil; r = r.ElvNext {
 		before[r] = r.ElvSeq
 	}
 	p.Linus.Insert(rq, atHead, now)

@@ -40,16 +40,18 @@
 // a sequential hit frees), and it drops what lies before the read's first
 // sector. The segment becomes the most recently used.
 //
-// There is one head, so at most one segment reads ahead at a time. A hit
-// does not need the head: a read-ahead that is running, in the segment
-// that served the hit or in another, runs on from where it was. A segment
-// whose read-ahead had stopped (its window full, or stopped by another
-// command) restarts it at its end when it serves a hit and the head is
-// idle, after the seek and rotational wait that takes. When it serves a
-// read that goes beyond what it holds, it needs the media: any other
-// segment's read-ahead stops, once the command overhead has passed, and
-// this segment's restarts at its end. A segment that is not reading ahead
-// keeps what it holds until it is replaced or invalidated.
+// There is one head, so at most one segment reads ahead at a time, and only
+// a command that needs the head stops it. A hit needs none: a running
+// read-ahead, in the segment that served the hit or in another, runs on.
+// When the hit's segment is not reading ahead and its window now reaches
+// past what it holds, it reads ahead again from its end if the head is
+// idle. If another segment's read-ahead has the head, the hit's segment
+// keeps what it holds, unless the read itself goes beyond that: then it
+// needs the media, the other read-ahead stops (keeping what it has read)
+// and this one restarts. Either way the head leaves for the segment's end
+// once the command overhead has passed, and the read-ahead starts after the
+// seek and the rotational wait. Segments that are not reading ahead keep
+// what they hold until they are replaced or invalidated.
 //
 // Any other read goes to the media: it stops the read-ahead (the head seeks
 // from wherever the read-ahead had taken it when the seek begins), which

@@ -28,10 +28,12 @@
 //     sequential sector begins.
 //   - Every command costs the controller a fixed overhead first, and one
 //     that goes to the media a further one before its seek (cache.go).
-//   - A read-ahead buffer: after a read from the media the drive reads on
-//     into one buffer segment while nothing else needs the head, and a
-//     later read that starts there is served over the interface without
-//     a seek or a rotational wait (cache.go).
+//   - A read-ahead buffer of a few segments, one per sequential stream:
+//     after a read from the media the drive reads on into its segment
+//     while nothing else needs the head, and a later read that starts in
+//     any segment is served over the interface without a seek or a
+//     rotational wait (cache.go). A read that misses them all replaces the
+//     least recently used segment.
 //   - No write cache: writes complete when they reach the media, so a
 //     flush costs only its command overhead. A discard (trim) has no
 //     media cost either.

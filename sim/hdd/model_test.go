@@ -287,6 +287,8 @@ func TestValidate(t *testing.T) {
 		{MissOverhead: time.Hour},
 		{BusRate: -1},
 		{BusRate: 2e12},
+		{CacheSegments: -1},
+		{CacheSegments: MaxCacheSegments + 1},
 	} {
 		if err := p.Validate(); err == nil {
 			t.Errorf("%+v: no error", p)
