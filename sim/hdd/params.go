@@ -97,7 +97,7 @@ type Params struct {
 	// "partitions the buffer into multiple segments"; Maxtor's
 	// DiamondMax allocates "a variable number of read and write buffers";
 	// Quantum's Fireball Plus AS has "adaptive segmentation"). Where 7200
-	// rpm disks of the time document a count it is 3 to 7: DiskSim's
+	// rpm SCSI disks of the late 1990s document a count it is 3 to 7: DiskSim's
 	// validated Seagate Barracuda ST32171W has 3 segments of 281 sectors,
 	// its Quantum Atlas III 6 of 64 and its IBM Ultrastar 18ES 7 of 511
 	// (each with a maximum read-ahead of one segment, as here); the
