@@ -64,7 +64,7 @@ func (l *layout) place() int64 {
 		e.base = next
 		// Keep extents 1 MiB aligned so that one file's I/O never
 		// shares a request with the next file's.
-		next += (e.size + 1<<20 - 1) &^ (1<<20 - 1)
+		next = satAdd(next, satAdd(e.size, 1<<20-1)&^(1<<20-1))
 	}
 	l.next = next
 	return max(next, whole)

@@ -243,6 +243,8 @@ func (r *runner) plan() (*layout, error) {
 					lay.need(n, satAdd(off, max(size, r.capSize(spec.IOSize))))
 				case known > 0:
 					lay.need(n, known)
+				case size == 0 && spec.Size > 0:
+					return nil, fmt.Errorf("%s:%d: job %q: size=%d over %d files leaves less than a 512-byte sector per file", r.jf.Path, spec.Line, spec.Name, spec.Size, len(names))
 				case size == 0:
 					return nil, fmt.Errorf("%s:%d: job %q: file %q has no size: set size= or filesize=", r.jf.Path, spec.Line, spec.Name, n)
 				default:
