@@ -42,6 +42,9 @@ type Outcome struct {
 	Config Config
 	Result *engine.Result
 	Waits  []Wait // every allocation wait, in time order
+	// Throughput is bytes completed in each second of the run (virtual
+	// time), for the throughput-over-time picture.
+	Throughput []int64
 }
 
 // Wait is one allocation sleep: when it ended, whose, how long (S2G).
@@ -86,12 +89,23 @@ type Options struct {
 	Scale float64 // 1 = full size; smaller runs shorter
 }
 
-// waitLog records allocation waits from the event stream.
-type waitLog struct{ waits []Wait }
+// waitLog records allocation waits and per-second throughput from the
+// event stream.
+type waitLog struct {
+	waits []Wait
+	bytes []int64
+}
 
 func (w *waitLog) Trace(e *blkq.Event) {
-	if e.Action == blkq.ActGetRq && e.Wait > 0 {
+	switch {
+	case e.Action == blkq.ActGetRq && e.Wait > 0:
 		w.waits = append(w.waits, Wait{End: e.Time, PID: e.PID, Wait: e.Wait})
+	case e.Action == blkq.ActComplete && e.Err == nil:
+		sec := int(e.Time / 1e9)
+		for len(w.bytes) <= sec {
+			w.bytes = append(w.bytes, 0)
+		}
+		w.bytes[sec] += int64(e.Sectors) << blkq.SectorShift
 	}
 }
 
@@ -115,7 +129,7 @@ func Run(e *Experiment, o Options) ([]*Outcome, *Table, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("experiment %s, %s: %w", e.Name, c.Name, err)
 		}
-		outs = append(outs, &Outcome{Config: c, Result: res, Waits: log.waits})
+		outs = append(outs, &Outcome{Config: c, Result: res, Waits: log.waits, Throughput: log.bytes})
 	}
 	return outs, e.Analyze(outs), nil
 }
