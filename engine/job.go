@@ -52,6 +52,8 @@ type job struct {
 	st   *jobStats
 
 	submitted, ended int64 // bios, for the exactly-once check
+
+	ra *readahead // buffered sequential readers on simulated devices
 }
 
 // ioUnit is one I/O of a job: its bio and its times (fio's io_u).
@@ -176,10 +178,17 @@ func (j *job) pump() {
 		submitted++
 		j.st.submitDepth(j.inflight)
 		j.submitted++
+		if j.ra != nil && j.ra.read(u) {
+			u.queued = j.now() // served by read-ahead; done() follows once
+			continue
+		}
 		if !q.Enqueue(j.task, &u.bio) {
 			j.asleep = true
 			j.parked = u
 			break
+		}
+		if j.ra != nil {
+			j.ra.topUp(int64(u.bio.Sector)<<blkq.SectorShift + u.bio.Bytes())
 		}
 		u.queued = j.now()
 		if io.dir == dirWrite && (j.spec.Fsync > 0 || j.spec.Fdatasync > 0) {
@@ -389,7 +398,7 @@ func (j *job) done(u *ioUnit, err error) {
 
 // maybeFinish ends the job when it has nothing more to do.
 func (j *job) maybeFinish() {
-	if j.finished || j.inflight > 0 || j.asleep || j.syncInFlight {
+	if j.finished || j.inflight > 0 || j.asleep || j.syncInFlight || (j.ra != nil && j.ra.inflight > 0) {
 		return
 	}
 	if !j.stopping && !j.limitReached() && !j.syncWanted {

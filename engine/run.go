@@ -112,10 +112,13 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	} else {
 		for _, j := range jf.Jobs {
 			if !j.Direct {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: buffered I/O (direct=0) has no page cache on %s yet: its bios go straight to the request layer", jf.Path, j.Name, opt.Device))
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: buffered I/O (direct=0) on %s: sequential reads get read-ahead, but there is no page cache to reuse data or hold writes yet", jf.Path, j.Name, opt.Device))
 				break
 			}
 		}
+	}
+	for _, j := range r.jobs {
+		j.ra = newReadahead(j)
 	}
 	for _, j := range r.jobs {
 		if j.deps == 0 {
@@ -154,6 +157,9 @@ func (r *runner) checkInvariants() error {
 	for _, j := range r.jobs {
 		if j.submitted != j.ended || j.inflight != 0 {
 			return fmt.Errorf("internal error: job %s submitted %d bios, %d ended, %d in flight", j.name, j.submitted, j.ended, j.inflight)
+		}
+		if ra := j.ra; ra != nil && (ra.submitted != ra.ended || ra.inflight != 0) {
+			return fmt.Errorf("internal error: job %s submitted %d read-ahead bios, %d ended, %d in flight", j.name, ra.submitted, ra.ended, ra.inflight)
 		}
 	}
 	if err := r.q.CheckInvariants(); err != nil {
