@@ -35,6 +35,9 @@ type Experiment struct {
 type Config struct {
 	Name    string
 	Options engine.Options
+	// Jobs, if set, replaces the experiment's jobs for this configuration
+	// (for experiments that vary the workload as well as the settings).
+	Jobs func(scale float64) string
 }
 
 // Outcome is one configuration's run.
@@ -114,9 +117,14 @@ func Run(e *Experiment, o Options) ([]*Outcome, *Table, error) {
 	if o.Scale <= 0 {
 		o.Scale = 1
 	}
-	src := e.Jobs(o.Scale)
 	var outs []*Outcome
 	for _, c := range e.Configs {
+		src := ""
+		if c.Jobs != nil {
+			src = c.Jobs(o.Scale)
+		} else {
+			src = e.Jobs(o.Scale)
+		}
 		jf, err := fio.Parse(e.Name+".fio (embedded)", []byte(src), func(string) string { return "" })
 		if err != nil {
 			return nil, nil, fmt.Errorf("experiment %s: %w", e.Name, err)

@@ -32,3 +32,17 @@ func TestDeterministicTables(t *testing.T) {
 		t.Fatalf("same seed, different tables:\n%s\n%s", a.Format(), b.Format())
 	}
 }
+
+// TestEveryExperimentRuns runs each experiment briefly: each must produce
+// a row per configuration and at least one note comparing with the report.
+func TestEveryExperimentRuns(t *testing.T) {
+	for _, e := range List() {
+		outs, tab, err := Run(e, Options{Seed: 1, Scale: 0.02})
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		if len(outs) != len(e.Configs) || len(tab.Rows) != len(e.Configs) || len(tab.Notes) == 0 {
+			t.Fatalf("%s: %d outcomes, %d rows, %d notes for %d configs", e.Name, len(outs), len(tab.Rows), len(tab.Notes), len(e.Configs))
+		}
+	}
+}
