@@ -18,6 +18,7 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 	scale := fs.Float64("scale", 1, "run length scale (1 = full size; e.g. 0.1 for a quick run)")
 	format := fs.String("output-format", "normal", "normal or json")
 	printJobs := fs.Bool("print-jobs", false, "print the experiment's fio job file and exit")
+	plotDir := fs.String("plot", "", "also write PNG pictures of the run (sleeps, latency CDF, throughput) into `DIR`")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: blkq experiment list\n       blkq experiment [flags] NAME\n\nflags:")
 		fs.PrintDefaults()
@@ -50,15 +51,28 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, e.Jobs(*scale))
 		return nil
 	}
-	_, tab, err := experiment.Run(e, experiment.Options{Seed: *seed, Scale: *scale})
+	outs, tab, err := experiment.Run(e, experiment.Options{Seed: *seed, Scale: *scale})
 	if err != nil {
 		return err
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"experiment": e.Name, "title": e.Title, "source": e.Source, "seed": *seed, "scale": *scale, "columns": tab.Columns, "rows": tab.Rows, "notes": tab.Notes})
+		if err := enc.Encode(map[string]any{"experiment": e.Name, "title": e.Title, "source": e.Source, "seed": *seed, "scale": *scale, "columns": tab.Columns, "rows": tab.Rows, "notes": tab.Notes}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdout, "%s\n(from %s; seed %d, scale %g)\n\n%s", e.Title, e.Source, *seed, *scale, tab.Format())
 	}
-	fmt.Fprintf(stdout, "%s\n(from %s; seed %d, scale %g)\n\n%s", e.Title, e.Source, *seed, *scale, tab.Format())
+	if *plotDir != "" {
+		// After the table, so that a failed picture does not cost it.
+		files, err := experiment.Plot(*plotDir, e, outs)
+		for _, f := range files {
+			fmt.Fprintf(stderr, "wrote %s\n", f)
+		}
+		if err != nil {
+			return err
+		}
+	}
 	return nil
 }
