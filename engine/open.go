@@ -40,10 +40,21 @@ func (r *runner) capacity(need int64) (int64, error) {
 	return 0, fmt.Errorf("unknown device %q: want sim:hdd, null or file:PATH", r.opt.Device)
 }
 
-// open makes the executor, the device and the queue.
+// open makes the executor, the device and the queue, and the jobs' stats.
 func (r *runner) open(lay *layout) error {
+	direct := len(r.jf.Jobs) > 0 && r.jf.Jobs[0].Direct
+	if err := r.openQueue(lay.capacity, direct); err != nil {
+		return err
+	}
+	r.openStats()
+	return nil
+}
+
+// openQueue makes the executor, a device of capacity bytes and the queue
+// in front of it, with the run's tunables and tracers.
+func (r *runner) openQueue(capacity int64, direct bool) error {
 	kind, arg, _ := strings.Cut(r.opt.Device, ":")
-	capSectors := uint64(lay.capacity) >> blkq.SectorShift
+	capSectors := uint64(capacity) >> blkq.SectorShift
 	var clk blkq.Clock
 	switch kind {
 	case "sim":
@@ -71,14 +82,13 @@ func (r *runner) open(lay *layout) error {
 	case "file":
 		ex := newRealExec()
 		r.exec = ex
-		direct := len(r.jf.Jobs) > 0 && r.jf.Jobs[0].Direct
-		f, err := device.OpenFile(arg, device.FileOptions{Direct: direct, Depth: 32, Size: lay.capacity})
+		f, err := device.OpenFile(arg, device.FileOptions{Direct: direct, Depth: 32, Size: capacity})
 		if err != nil {
 			return err
 		}
 		if f.Capacity() < capSectors {
 			f.Close()
-			return fmt.Errorf("%s: %d bytes, the jobs need %d", arg, f.Capacity()<<blkq.SectorShift, lay.capacity)
+			return fmt.Errorf("%s: %d bytes, the jobs need %d", arg, f.Capacity()<<blkq.SectorShift, capacity)
 		}
 		r.dev = f
 		r.data = newDataCheck(r.opt.Seed, f.Capacity())
@@ -108,6 +118,14 @@ func (r *runner) open(lay *layout) error {
 	r.q = q
 	r.disk = &blkq.DiskStats{}
 	q.AddTracer(r.disk)
+	for _, t := range r.opt.Tracers {
+		q.AddTracer(t)
+	}
+	return nil
+}
+
+// openStats gives every job its statistics and the per-pid tracer.
+func (r *runner) openStats() {
 	r.pids = &pidStats{}
 	for i, j := range r.jobs {
 		js := &report.JobStats{}
@@ -117,9 +135,5 @@ func (r *runner) open(lay *layout) error {
 		}
 		r.pids.byPID = append(r.pids.byPID, js.Blkq)
 	}
-	q.AddTracer(r.pids)
-	for _, t := range r.opt.Tracers {
-		q.AddTracer(t)
-	}
-	return nil
+	r.q.AddTracer(r.pids)
 }
