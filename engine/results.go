@@ -49,7 +49,7 @@ func (r *runner) report(end blkq.Time) *report.Run {
 		}
 		run.Jobs = append(run.Jobs, js)
 	}
-	if len(r.jf.Jobs) > 0 {
+	if r.jf != nil && len(r.jf.Jobs) > 0 {
 		first := r.jf.Jobs[0]
 		run.GlobalOptions = first.Options[:first.NumInherited]
 	}

@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"blkq"
+)
+
+// synthetic returns n records from 4 pids: sequential 8-sector reads per
+// pid, one every 100 µs.
+func synthetic(n int) []ReplayRecord {
+	var recs []ReplayRecord
+	for i := range n {
+		pid := i % 4
+		recs = append(recs, ReplayRecord{Time: time.Duration(i) * 100 * time.Microsecond, PID: pid, Op: blkq.OpRead,
+			Sector: uint64(pid)<<30 + uint64(i/4)*8, Sectors: 8, Line: i + 1})
+	}
+	return recs
+}
+
+func TestReplayTimings(t *testing.T) {
+	for _, timing := range []string{"trace", "afap"} {
+		res, err := Replay("synthetic", synthetic(2000), Options{}, ReplayOptions{Timing: timing, IODepth: 8})
+		if err != nil {
+			t.Fatalf("%s: %v", timing, err)
+		}
+		js := res.Run.Jobs[0]
+		if js.Read.IOs != 2000 {
+			t.Fatalf("%s: %d reads completed, want 2000", timing, js.Read.IOs)
+		}
+		t.Logf("%s: %.0f ms, %d requests (merges %d)", timing, float64(res.Elapsed)/1e6, js.Blkq.RequestsIssued, js.Blkq.BackMerges)
+	}
+}
+
+func TestReplayWrapAndStrict(t *testing.T) {
+	recs := []ReplayRecord{{Op: blkq.OpWrite, Sector: 1 << 40, Sectors: 8, Line: 7}}
+	res, err := Replay("big", recs, Options{}, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "wrapped") {
+		t.Fatalf("no wrap warning: %v", res.Warnings)
+	}
+	if _, err := Replay("big", recs, Options{}, ReplayOptions{Strict: true}); err == nil || !strings.Contains(err.Error(), "big:7") {
+		t.Fatalf("--strict: want an error naming big:7, got %v", err)
+	}
+}
