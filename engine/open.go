@@ -11,6 +11,7 @@ import (
 	"blkq/report"
 	"blkq/sim"
 	"blkq/sim/hdd"
+	"blkq/sim/ssd"
 )
 
 // DefaultSimCapacity is the simulated disk's size when the jobs need less:
@@ -37,7 +38,7 @@ func (r *runner) capacity(need int64) (int64, error) {
 		}
 		return max(need, 1<<20), nil
 	}
-	return 0, fmt.Errorf("unknown device %q: want sim:hdd, null or file:PATH", r.opt.Device)
+	return 0, fmt.Errorf("unknown device %q: want sim:hdd, sim:ssd, null or file:PATH", r.opt.Device)
 }
 
 // open makes the executor, the device and the queue, and the jobs' stats.
@@ -58,14 +59,20 @@ func (r *runner) openQueue(capacity int64, direct bool) error {
 	var clk blkq.Clock
 	switch kind {
 	case "sim":
-		if arg != "hdd" {
-			return fmt.Errorf("unknown simulated device %q: want sim:hdd", r.opt.Device)
-		}
 		loop := sim.NewLoop()
+		switch arg {
+		case "hdd":
+			p := hdd.DefaultParams()
+			p.Capacity = capSectors
+			r.dev = hdd.New(loop, p)
+		case "ssd":
+			p := ssd.DefaultParams()
+			p.Capacity = capSectors
+			r.dev = ssd.New(loop, p)
+		default:
+			return fmt.Errorf("unknown simulated device %q: want sim:hdd or sim:ssd", r.opt.Device)
+		}
 		r.exec = simExec{loop: loop}
-		p := hdd.DefaultParams()
-		p.Capacity = capSectors
-		r.dev = hdd.New(loop, p)
 		clk = loop
 		r.simulated = true
 	case "null":
@@ -94,7 +101,7 @@ func (r *runner) openQueue(capacity int64, direct bool) error {
 		r.data = newDataCheck(r.opt.Seed, f.Capacity())
 		clk = ex
 	default:
-		return fmt.Errorf("unknown device %q: want sim:hdd, null or file:PATH", r.opt.Device)
+		return fmt.Errorf("unknown device %q: want sim:hdd, sim:ssd, null or file:PATH", r.opt.Device)
 	}
 	cfg := blkq.Config{Scheduler: r.opt.Scheduler, NrRequests: r.opt.NrRequests, NoMerges: r.opt.NoMerges}
 	if r.opt.Alloc != "" {

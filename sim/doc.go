@@ -8,5 +8,5 @@
 // the same inputs replay the same run event for event.
 //
 // Times are blkq.Time values: nanoseconds since the loop started (time 0).
-// The simulated devices live in sub-packages (sim/hdd).
+// The simulated devices live in sub-packages (sim/hdd, sim/ssd).
 package sim

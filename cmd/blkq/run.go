@@ -13,6 +13,7 @@ import (
 
 	"blkq/engine"
 	"blkq/report"
+	"blkq/trace"
 	"blkq/workload/fio"
 )
 
@@ -22,6 +23,7 @@ var defaultJob []byte
 // runFlags are blkq run's flags.
 type runFlags struct {
 	device, scheduler, alloc, format, output string
+	traceFile                                string
 	nrRequests, nomerges                     int
 	seed                                     uint64
 	sizeCap                                  string
@@ -36,7 +38,7 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.device, "device", "", "device: sim:hdd, null or file:PATH (default: null for jobs on fio's null engine, else sim:hdd)")
+	fs.StringVar(&f.device, "device", "", "device: sim:hdd, sim:ssd, null or file:PATH (default: null for jobs on fio's null engine, else sim:hdd)")
 	fs.StringVar(&f.scheduler, "scheduler", "mq-deadline", "elevator: none, mq-deadline or linus (the 2.4 elevator)")
 	fs.IntVar(&f.nrRequests, "nr-requests", 128, "request pool per direction (nr_requests)")
 	fs.IntVar(&f.nomerges, "nomerges", 0, "0 all merges, 1 one-hit cache only, 2 none")
@@ -47,6 +49,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.sizeCap, "size-cap", "", "cap every job's size, filesize and io_size (e.g. 64m)")
 	fs.DurationVar(&f.runtimeCap, "runtime-cap", 0, "cap every job's runtime (e.g. 5s)")
 	fs.BoolVar(&f.parseOnly, "parse-only", false, "parse and check the job files, run nothing")
+	fs.StringVar(&f.traceFile, "trace", "", "write a blktrace binary trace of the run to `FILE` (for blkparse -i NAME, call it NAME.blktrace.0)")
 	fs.Var(&f.sets, "set", "set a queue tunable before the run, NAME=VALUE (repeatable; e.g. iosched/fifo_batch=8)")
 }
 
@@ -150,7 +153,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		Alloc: f.alloc, Seed: f.seed, SizeCap: sizeCap, RuntimeCap: f.runtimeCap, Attrs: attrs,
 		Progress: stderr,
 	}
+	var tw *trace.Writer
+	if f.traceFile != "" {
+		if tw, err = trace.Create(f.traceFile, trace.WriterOptions{}); err != nil {
+			return fmt.Errorf("--trace: %w", err)
+		}
+		opt.Tracers = append(opt.Tracers, tw)
+	}
 	res, err := engine.Run(jf, opt)
+	if tw != nil {
+		if cerr := tw.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("--trace %s: %w", f.traceFile, cerr)
+		}
+	}
 	if err != nil {
 		return err
 	}
