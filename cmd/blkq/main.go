@@ -1,6 +1,7 @@
 // Command blkq runs the Linux block request layer in user space.
 //
 //	blkq run [flags] [JOBFILE...]   run fio job files (default: an embedded demo)
+//	blkq trace print FILE           print a blktrace binary trace as blkparse does
 //
 // See README.md.
 package main
@@ -17,6 +18,8 @@ commands:
   run [flags] [JOBFILE...]   run fio job files through the request layer
                              (no file: an embedded demo on sim:hdd)
   experiment list|NAME       the original Linux measurements, side by side
+  trace print FILE           print a blktrace binary trace (blkq run --trace)
+                             as blkparse does
 
 'blkq <command> -h' lists a command's flags.
 `
@@ -32,6 +35,8 @@ func main() {
 		err = cmdRun(os.Args[2:], os.Stdout, os.Stderr)
 	case "experiment":
 		err = cmdExperiment(os.Args[2:], os.Stdout, os.Stderr)
+	case "trace":
+		err = cmdTrace(os.Args[2:], os.Stdin, os.Stdout, os.Stderr)
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

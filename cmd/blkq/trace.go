@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"blkq/trace"
+)
+
+const traceUsage = `usage: blkq trace print [flags] FILE|NAME|-
+
+Prints a blktrace binary trace as blkparse's default output does (the lines,
+then the per-CPU summary). FILE is one trace file (such as the one
+'blkq run --trace' writes); NAME reads NAME.blktrace.0, NAME.blktrace.1, ...
+as 'blkparse -i NAME' does; - reads standard input.
+
+flags:
+`
+
+// cmdTrace runs "blkq trace print".
+func cmdTrace(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "print" {
+		fmt.Fprint(stderr, traceUsage)
+		if len(args) == 0 {
+			return errors.New("trace: want a subcommand (print)")
+		}
+		if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+			return nil
+		}
+		return fmt.Errorf("trace: unknown subcommand %q (want print)", args[0])
+	}
+	fs := flag.NewFlagSet("blkq trace print", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	noSummary := fs.Bool("no-summary", false, "print the records only, without the closing summary (as blkparse -q)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, traceUsage)
+		fs.PrintDefaults()
+	}
+	rest, err := parseInterleaved(fs, args[1:])
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if len(rest) != 1 {
+		fs.Usage()
+		return errors.New("trace print: want one trace file")
+	}
+	recs, name, err := readTraceArg(rest[0], stdin)
+	if err != nil {
+		return err
+	}
+	if err := trace.Print(stdout, recs); err != nil {
+		return err
+	}
+	if *noSummary {
+		return nil
+	}
+	return trace.PrintSummary(stdout, recs, name)
+}
+
+// readTraceArg reads the records arg names, as blkparse -i does: "-" is
+// standard input (the device is then named by its numbers), an existing
+// file is read alone, and otherwise NAME.blktrace.0, .1, ... are read
+// until one is missing. It returns the device name blkparse would show.
+func readTraceArg(arg string, stdin io.Reader) ([]trace.Record, string, error) {
+	if arg == "-" {
+		recs, err := trace.ReadAll(stdin)
+		if err != nil {
+			return nil, "", fmt.Errorf("standard input: %w", err)
+		}
+		return recs, "", nil
+	}
+	name := filepath.Base(arg)
+	if i := strings.Index(name, ".blktrace."); i >= 0 {
+		name = name[:i]
+	}
+	if _, err := os.Stat(arg); err == nil {
+		recs, err := trace.ReadFile(arg)
+		return recs, name, err
+	}
+	base := arg
+	if i := strings.Index(base, ".blktrace."); i >= 0 {
+		base = base[:i]
+	}
+	var all []trace.Record
+	for cpu := 0; ; cpu++ {
+		file := fmt.Sprintf("%s.blktrace.%d", base, cpu)
+		if _, err := os.Stat(file); err != nil {
+			if cpu == 0 {
+				return nil, "", fmt.Errorf("%s: no such file, and no %s", arg, file)
+			}
+			return all, name, nil
+		}
+		recs, err := trace.ReadFile(file)
+		if err != nil {
+			return nil, "", err
+		}
+		all = append(all, recs...)
+	}
+}

@@ -1,0 +1,117 @@
+package trace
+
+import (
+	"errors"
+	"syscall"
+
+	"blkq"
+)
+
+// How a blkq event becomes a record: the action word the kernel's blktrace
+// would have written for the same transition, and the sector, length and
+// error it would have recorded.
+//
+// The kernel traces Q, M, F, G and S against the bio and I, D, C and R
+// against the request; request traces carry the FS category (blkq has no
+// pass-through requests). P and U are traced with no bio, as a read of no
+// bytes: the READ category is set, and blkparse prints N. A flush is a
+// read in the kernel's data-direction test (REQ_OP_FLUSH is even), so it
+// carries READ|FLUSH; a discard is a write (WRITE|DISCARD).
+
+// eventAction returns the action word, sector and byte count of e, and
+// false for actions with no blktrace equivalent (ActMergeRequests).
+func eventAction(e *blkq.Event) (action uint32, sector uint64, bytes uint32, ok bool) {
+	var ta, tc uint32
+	opBits := true
+	switch e.Action {
+	case blkq.ActQueue:
+		ta, tc = TAQueue, TCQueue
+	case blkq.ActBackMerge:
+		ta, tc = TABackMerge, TCQueue
+	case blkq.ActFrontMerge:
+		ta, tc = TAFrontMerge, TCQueue
+	case blkq.ActGetRq:
+		ta, tc = TAGetRq, TCQueue
+	case blkq.ActSleepRq:
+		ta, tc = TASleepRq, TCQueue
+	case blkq.ActRequeue:
+		ta, tc = TARequeue, TCRequeue|TCFS
+	case blkq.ActIssue:
+		ta, tc = TAIssue, TCIssue|TCFS
+	case blkq.ActComplete:
+		ta, tc = TAComplete, TCComplete|TCFS
+	case blkq.ActInsert:
+		ta, tc = TAInsert, TCQueue|TCFS
+	case blkq.ActPlug:
+		ta, tc, opBits = TAPlug, TCQueue|TCRead, false
+	case blkq.ActUnplug:
+		ta, tc, opBits = TAUnplugIO, TCQueue|TCRead, false
+	default:
+		return 0, 0, 0, false
+	}
+	if opBits {
+		tc |= opCategories(e.Op, e.Flags)
+		sector, bytes = e.Sector, e.Sectors<<blkq.SectorShift
+	}
+	return tc<<TCShift | ta, sector, bytes, true
+}
+
+// opCategories returns the categories the kernel derives from a bio's or
+// request's operation and flags.
+func opCategories(op blkq.Op, f blkq.Flags) uint32 {
+	var tc uint32
+	switch op {
+	case blkq.OpWrite:
+		tc = TCWrite
+	case blkq.OpFlush:
+		tc = TCRead | TCFlush
+	case blkq.OpDiscard:
+		tc = TCWrite | TCDiscard
+	default:
+		tc = TCRead
+	}
+	for _, m := range [...]struct {
+		flag blkq.Flags
+		tc   uint32
+	}{
+		{blkq.FlagSync, TCSync},
+		{blkq.FlagReadAhead, TCAhead},
+		{blkq.FlagMeta, TCMeta},
+		{blkq.FlagPreflush, TCFlush},
+		{blkq.FlagFUA, TCFUA},
+	} {
+		if f&m.flag != 0 {
+			tc |= m.tc
+		}
+	}
+	return tc
+}
+
+// errorCode returns the error field of a completion: the negative errno,
+// truncated to 16 bits, as the kernel stores it (EIO unless err wraps a
+// syscall.Errno).
+func errorCode(err error) uint16 {
+	if err == nil {
+		return 0
+	}
+	errno := syscall.EIO
+	var en syscall.Errno
+	if errors.As(err, &en) && en != 0 {
+		errno = en
+	}
+	return uint16(-int32(errno))
+}
+
+// taskName returns the name of the task behind e, if the event carries
+// one.
+func taskName(e *blkq.Event) string {
+	if e.Bio != nil {
+		if t := e.Bio.Task(); t != nil {
+			return t.Name
+		}
+	}
+	if e.Rq != nil && e.Rq.Task != nil {
+		return e.Rq.Task.Name
+	}
+	return ""
+}
