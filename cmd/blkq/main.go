@@ -17,6 +17,7 @@ const usage = `usage: blkq <command> [flags] [args]
 commands:
   run [flags] [JOBFILE...]   run fio job files through the request layer
                              (no file: an embedded demo on sim:hdd)
+  replay [flags] TRACE       replay a block trace through the request layer
   experiment list|NAME       the original Linux measurements, side by side
   trace print FILE           print a blktrace binary trace (blkq run --trace)
                              as blkparse does
@@ -33,6 +34,8 @@ func main() {
 	switch os.Args[1] {
 	case "run":
 		err = cmdRun(os.Args[2:], os.Stdout, os.Stderr)
+	case "replay":
+		err = cmdReplay(os.Args[2:], os.Stdout, os.Stderr)
 	case "experiment":
 		err = cmdExperiment(os.Args[2:], os.Stdout, os.Stderr)
 	case "trace":

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"blkq/trace"
+)
+
+// qEvents returns a trace's Q events as "op sector+sectors" lines, in order.
+func qEvents(t *testing.T, path string) []string {
+	t.Helper()
+	recs, err := trace.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for i := range recs {
+		r := &recs[i]
+		if !r.IsNotify() && r.What() == trace.TAQueue {
+			out = append(out, fmt.Sprintf("%s %d+%d", r.RWBS(), r.Sector, r.Sectors()))
+		}
+	}
+	return out
+}
+
+// TestTraceRoundTrip: a corpus job run with --trace, then replayed from
+// that trace (recorded timing), submits the same bios: op, sector, size,
+// order.
+func TestTraceRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "run.blktrace.0"), filepath.Join(dir, "replay.blktrace.0")
+	if _, _, err := runCLI(t, "--runtime-cap=1s", "--trace", first, "../../../shared/corpus/fio-3.33/fio-rand-RW.fio"); err != nil {
+		t.Fatal(err)
+	}
+	var o, e strings.Builder
+	if err := cmdReplay([]string{"--trace", second, first}, &o, &e); err != nil {
+		t.Fatalf("replay: %v\n%s", err, e.String())
+	}
+	a, b := qEvents(t, first), qEvents(t, second)
+	if len(a) == 0 {
+		t.Fatal("the run's trace has no Q events")
+	}
+	if len(a) != len(b) {
+		t.Fatalf("run queued %d bios, replay %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("bio %d: run %q, replay %q", i, a[i], b[i])
+		}
+	}
+	t.Logf("%d bios replayed identically", len(a))
+}
+
+func TestReplayCompareMQSim(t *testing.T) {
+	for _, tr := range []string{"mqsim-tpcc-small.trace", "mqsim-wsrch-small.trace"} {
+		for _, dev := range []string{"sim:hdd", "sim:ssd"} {
+			var o, e strings.Builder
+			err := cmdReplay([]string{"--device", dev, "--compare", "sched=none,mq-deadline,linus", "../../../shared/corpus/traces/" + tr}, &o, &e)
+			if err != nil {
+				t.Fatalf("%s on %s: %v", tr, dev, err)
+			}
+			for _, s := range []string{"sched=none", "sched=mq-deadline", "sched=linus"} {
+				if !strings.Contains(o.String(), s) {
+					t.Fatalf("%s on %s: table lacks %s:\n%s", tr, dev, s, o.String())
+				}
+			}
+			t.Logf("%s on %s:\n%s", tr, dev, o.String())
+		}
+	}
+}

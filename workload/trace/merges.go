@@ -1,0 +1,71 @@
+package trace
+
+// What the kernel did with each queued bio, read back from its own trace:
+// the oracle for blkq's merging.
+//
+// In Linux the merge decision is made synchronously in submit_bio, in the
+// submitter's context, right after the Q event: the bio is either merged
+// into a request already on the plug or in the scheduler (an M or F event
+// for the same bio: same device, sector and size, same pid) or it gets a
+// request of its own (a G event for the same bio). KernelMerges pairs each Q
+// with the first such M, F or G that follows it. A Q left unpaired (the
+// trace ends, the bio was split or remapped first, or a G is not traced)
+// counts as not merged.
+
+import (
+	"io"
+)
+
+// Queued is one Q record of a blkparse or ftrace trace with what the kernel
+// decided for it.
+type Queued struct {
+	// Record is the Q record exactly as the trace's Reader returns it.
+	Record
+	// Merge is 'M' when the kernel back-merged the bio into an existing
+	// request, 'F' when it front-merged it, 0 when it did not merge it.
+	Merge byte
+	// MergeLine is the 1-based line of the M or F event; 0 when Merge is 0.
+	MergeLine int
+}
+
+// Merged reports whether the kernel merged the bio (back or front).
+func (q Queued) Merged() bool { return q.Merge != 0 }
+
+// KernelMerges returns one Queued per Q event of events, in order: the i-th
+// is the i-th record the format's Reader returns for the same input, with
+// the kernel's merge decision attached. It costs O(len(events)).
+func KernelMerges(events []Event) []Queued {
+	type key struct {
+		dev     string
+		pid     int
+		sector  uint64
+		sectors uint32
+	}
+	pending := map[key]int{} // bio -> index in out of its unresolved Q
+	var out []Queued
+	for _, ev := range events {
+		k := key{ev.Device, ev.PID, ev.Sector, ev.Sectors}
+		switch ev.Action {
+		case 'Q':
+			pending[k] = len(out) // a newer Q of the same bio supersedes
+			out = append(out, Queued{Record: ev.Record})
+		case 'M', 'F':
+			if i, ok := pending[k]; ok {
+				out[i].Merge, out[i].MergeLine = ev.Action, ev.Line
+				delete(pending, k)
+			}
+		case 'G':
+			delete(pending, k)
+		}
+	}
+	return out
+}
+
+// ReadKernelMerges reads every event of r (format FormatBlkparse or
+// FormatFtrace) and returns KernelMerges of them. On a malformed line it
+// returns the Q records before it, paired as far as the events read allow,
+// and the error.
+func ReadKernelMerges(r io.Reader, name string, f Format) ([]Queued, error) {
+	evs, err := ReadEvents(r, name, f)
+	return KernelMerges(evs), err
+}
