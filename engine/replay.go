@@ -27,6 +27,8 @@ type ReplayRecord struct {
 	Sector  uint64 // 512-byte sectors
 	Sectors uint32
 	Line    int // where it came from, for errors
+
+	index int // position in the replay, set by Replay
 }
 
 // ReplayOptions choose how a trace is replayed.
@@ -53,6 +55,7 @@ type replayIO struct {
 	ioUnit
 	p   *replayer
 	rec *ReplayRecord
+	idx int // record index
 	rt  *replayTask
 }
 
@@ -107,6 +110,10 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 	}
 	defer p.dev.Close()
 	res := &Result{}
+	for i := range p.recs {
+		p.recs[i].index = i
+	}
+	res.Merged = make([]byte, len(p.recs))
 	// Addresses beyond the device wrap into it (or fail with Strict).
 	devSectors := p.dev.Capacity()
 	wrapped := 0
@@ -131,8 +138,10 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 		switch e.Action {
 		case blkq.ActBackMerge:
 			b.BackMerges++
+			res.Merged[e.Bio.Private.(*replayIO).idx] = 'M'
 		case blkq.ActFrontMerge:
 			b.FrontMerges++
+			res.Merged[e.Bio.Private.(*replayIO).idx] = 'F'
 		case blkq.ActIssue:
 			b.RequestsIssued++
 			b.RequestBytes += uint64(e.Sectors) << blkq.SectorShift
@@ -219,7 +228,7 @@ func (p *replayer) taskFor(r *ReplayRecord) *replayTask {
 // sleeping task).
 func (p *replayer) arrive(r *ReplayRecord) {
 	rt := p.taskFor(r)
-	io := &replayIO{p: p, rec: r, rt: rt}
+	io := &replayIO{p: p, rec: r, idx: r.index, rt: rt}
 	io.bio = blkq.Bio{Op: r.Op, Flags: r.Flags, Sector: r.Sector, Sectors: r.Sectors, Private: io, EndIO: replayEndIO}
 	io.dir = dirOf(r.Op)
 	io.start = p.exec.Now()

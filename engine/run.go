@@ -60,6 +60,9 @@ type Result struct {
 	Verified int64
 	// Elapsed is the run's length on the run's clock.
 	Elapsed time.Duration
+	// Merged is, for a replay, what blkq did with each record's bio, in
+	// record order: 'M' back-merged, 'F' front-merged, 0 not merged.
+	Merged []byte
 }
 
 type runner struct {

@@ -30,6 +30,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	speed := fs.Float64("speed", 1, "with --timing=trace, replay this many times faster")
 	iodepth := fs.Int("iodepth", 32, "with --timing=afap, records in flight")
 	strict := fs.Bool("strict", false, "fail on an address beyond the device instead of wrapping it")
+	kernelMerges := fs.Bool("kernel-merges", false, "for blkparse/ftrace traces: compare blkq's merges of the Q events with the kernel's own M/F events in the trace")
 	compare := fs.String("compare", "", "run under several settings and print one table, e.g. sched=none,mq-deadline,linus or nomerges=0,2")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: blkq replay [flags] TRACE\n\nReplays a block trace through the request layer.\n\nflags:")
@@ -84,6 +85,13 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "blkq: %s\n", w)
+	}
+	if *kernelMerges {
+		line, err := compareKernelMerges(path, *format, res.Merged)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, line)
 	}
 	var out bytes.Buffer
 	if f.format == "json" {
@@ -237,4 +245,45 @@ func blktraceRecords(path string) (recs []engine.ReplayRecord, warn, err error) 
 		return nil, nil, fmt.Errorf("%s: no Q events in the trace", path)
 	}
 	return recs, rerr, nil
+}
+
+// compareKernelMerges reads the kernel's own merge decisions from a
+// blkparse or ftrace trace and compares them, bio by bio, with blkq's.
+func compareKernelMerges(path, format string, ours []byte) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	f := wtrace.Format(format)
+	if f == "" {
+		if f, err = wtrace.Detect(data); err != nil {
+			return "", err
+		}
+	}
+	if f != wtrace.FormatBlkparse && f != wtrace.FormatFtrace {
+		return "", fmt.Errorf("--kernel-merges: %s is a %s trace; only blkparse and ftrace traces carry the kernel's merges", path, f)
+	}
+	theirs, err := wtrace.ReadKernelMerges(bytes.NewReader(data), path, f)
+	if err != nil && len(theirs) == 0 {
+		return "", err
+	}
+	n := min(len(theirs), len(ours))
+	var kernel, blkq, both, neither int
+	for i := range n {
+		k, b := theirs[i].Merged(), ours[i] != 0
+		switch {
+		case k && b:
+			both++
+		case !k && !b:
+			neither++
+		}
+		if k {
+			kernel++
+		}
+		if b {
+			blkq++
+		}
+	}
+	return fmt.Sprintf("blkq: merges vs the kernel's own: %d bios; the kernel merged %d, blkq merged %d; both merged %d, neither %d: agreement %.1f%%",
+		n, kernel, blkq, both, neither, 100*float64(both+neither)/float64(max(n, 1))), nil
 }
