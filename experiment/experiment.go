@@ -90,6 +90,9 @@ func Get(name string) (*Experiment, bool) {
 type Options struct {
 	Seed  uint64
 	Scale float64 // 1 = full size; smaller runs shorter
+	// Tracer, if set, gives each configuration's run an extra tracer (a
+	// blktrace writer, say) and is told when the run is over.
+	Tracer func(config string) (t blkq.Tracer, done func() error, err error)
 }
 
 // waitLog records allocation waits and per-second throughput from the
@@ -133,7 +136,20 @@ func Run(e *Experiment, o Options) ([]*Outcome, *Table, error) {
 		opt.Seed = o.Seed
 		log := &waitLog{}
 		opt.Tracers = append(append([]blkq.Tracer(nil), opt.Tracers...), log)
+		var done func() error
+		if o.Tracer != nil {
+			tr, d, err := o.Tracer(c.Name)
+			if err != nil {
+				return nil, nil, err
+			}
+			opt.Tracers, done = append(opt.Tracers, tr), d
+		}
 		res, err := engine.Run(jf, opt)
+		if done != nil {
+			if derr := done(); derr != nil && err == nil {
+				err = derr
+			}
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("experiment %s, %s: %w", e.Name, c.Name, err)
 		}

@@ -6,8 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
+	"blkq"
 	"blkq/experiment"
+	"blkq/trace"
 )
 
 // cmdExperiment runs "blkq experiment list" and "blkq experiment NAME".
@@ -18,6 +21,7 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 	scale := fs.Float64("scale", 1, "run length scale (1 = full size; e.g. 0.1 for a quick run)")
 	format := fs.String("output-format", "normal", "normal or json")
 	printJobs := fs.Bool("print-jobs", false, "print the experiment's fio job file and exit")
+	tracePrefix := fs.String("trace", "", "write each configuration's blktrace to `PREFIX`-CONFIG.blktrace.0")
 	plotDir := fs.String("plot", "", "also write PNG pictures of the run (sleeps, latency CDF, throughput) into `DIR`")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: blkq experiment list\n       blkq experiment [flags] NAME\n\nflags:")
@@ -51,7 +55,19 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, e.Jobs(*scale))
 		return nil
 	}
-	outs, tab, err := experiment.Run(e, experiment.Options{Seed: *seed, Scale: *scale})
+	eo := experiment.Options{Seed: *seed, Scale: *scale}
+	if *tracePrefix != "" {
+		eo.Tracer = func(config string) (blkq.Tracer, func() error, error) {
+			name := fmt.Sprintf("%s-%s.blktrace.0", *tracePrefix, traceSafe(config))
+			w, err := trace.Create(name, trace.WriterOptions{})
+			if err != nil {
+				return nil, nil, fmt.Errorf("--trace: %w", err)
+			}
+			fmt.Fprintf(stderr, "blkq: tracing %s to %s\n", config, name)
+			return w, w.Close, nil
+		}
+	}
+	outs, tab, err := experiment.Run(e, eo)
 	if err != nil {
 		return err
 	}
@@ -75,4 +91,18 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// traceSafe turns a configuration name into a file-name part.
+func traceSafe(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
 }

@@ -93,3 +93,18 @@ func TestKernelMergesAgreement(t *testing.T) {
 		}
 	}
 }
+
+// TestExperimentTrace: --trace on an experiment writes one blktrace per
+// configuration that blkq's reader accepts.
+func TestExperimentTrace(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "x")
+	var o, e strings.Builder
+	if err := cmdExperiment([]string{"--scale", "0.02", "--trace", prefix, "wakeall"}, &o, &e); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"fair__wake-one_", "fair-wakeall"} {
+		if q := qEvents(t, prefix+"-"+c+".blktrace.0"); len(q) == 0 {
+			t.Fatalf("config %s: no Q events traced", c)
+		}
+	}
+}
