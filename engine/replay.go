@@ -2,9 +2,11 @@ package engine
 
 import (
 	"fmt"
+	"sort"
 	"time"
 
 	"blkq"
+	"blkq/device"
 	"blkq/report"
 )
 
@@ -110,8 +112,17 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 	}
 	defer p.dev.Close()
 	res := &Result{}
+	if !sort.SliceIsSorted(p.recs, func(i, j int) bool { return p.recs[i].Time < p.recs[j].Time }) {
+		// Arrival order is time order: a trace whose records are not in
+		// it (several CPUs, a merged trace) is replayed sorted.
+		sort.SliceStable(p.recs, func(i, j int) bool { return p.recs[i].Time < p.recs[j].Time })
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: records were not in time order; replaying them sorted by time", name))
+	}
 	for i := range p.recs {
 		p.recs[i].index = i
+		if r := &p.recs[i]; r.Sector+uint64(r.Sectors) < r.Sector {
+			return nil, fmt.Errorf("%s:%d: sectors %d+%d overflow", name, r.Line, r.Sector, r.Sectors)
+		}
 	}
 	res.Merged = make([]byte, len(p.recs))
 	// Addresses beyond the device wrap into it (or fail with Strict).
@@ -231,6 +242,11 @@ func (p *replayer) arrive(r *ReplayRecord) {
 	io := &replayIO{p: p, rec: r, idx: r.index, rt: rt}
 	io.bio = blkq.Bio{Op: r.Op, Flags: r.Flags, Sector: r.Sector, Sectors: r.Sectors, Private: io, EndIO: replayEndIO}
 	io.dir = dirOf(r.Op)
+	if !p.simulated && r.Op != blkq.OpFlush {
+		// A real device moves data: reads need room, writes need bytes
+		// (zeros: a trace records addresses, not contents).
+		io.bio.Buf = device.AlignedBuffer(int(r.Sectors) << blkq.SectorShift)
+	}
 	io.start = p.exec.Now()
 	p.inflight++
 	if rt.asleep {

@@ -29,6 +29,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	timing := fs.String("timing", "trace", "trace: recorded arrival times (open loop); afap: as fast as possible (closed loop)")
 	speed := fs.Float64("speed", 1, "with --timing=trace, replay this many times faster")
 	iodepth := fs.Int("iodepth", 32, "with --timing=afap, records in flight")
+	timeUnit := fs.Duration("time-unit", 0, "time unit of a DiskSim trace's arrival times (MQSim writes ns, the default; DiskSim's own traces use ms: --time-unit=1ms)")
 	strict := fs.Bool("strict", false, "fail on an address beyond the device instead of wrapping it")
 	kernelMerges := fs.Bool("kernel-merges", false, "for blkparse/ftrace traces: compare blkq's merges of the Q events with the kernel's own M/F events in the trace")
 	compare := fs.String("compare", "", "run under several settings and print one table, e.g. sched=none,mq-deadline,linus or nomerges=0,2")
@@ -48,7 +49,17 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("want one trace file")
 	}
 	path := rest[0]
-	recs, warn, err := loadTrace(path, *format)
+	switch {
+	case !(*speed > 0) || *speed > 1e9:
+		return fmt.Errorf("--speed=%v: want a number above 0 (2 = twice as fast), at most 1e9", *speed)
+	case *iodepth < 1:
+		return fmt.Errorf("--iodepth=%d: want at least 1", *iodepth)
+	case f.nrRequests < 1 || f.nrRequests > 2048:
+		return fmt.Errorf("--nr-requests=%d: want 1..2048 (values below 4 become 4, as in Linux)", f.nrRequests)
+	case *compare != "" && (f.format != "normal" || f.output != "" || f.traceFile != ""):
+		return fmt.Errorf("--compare prints one text table: it does not combine with --output-format, --output or --trace")
+	}
+	recs, warn, err := loadTrace(path, *format, *timeUnit)
 	if warn != nil {
 		fmt.Fprintf(stderr, "blkq: %v (replaying the %d records before it)\n", warn, len(recs))
 	}
@@ -102,13 +113,23 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = stdout.Write(out.Bytes())
-	return err
+	if f.output != "" {
+		err = os.WriteFile(f.output, out.Bytes(), 0o644)
+	} else {
+		_, err = stdout.Write(out.Bytes())
+	}
+	if err != nil {
+		return err
+	}
+	if js := res.Run.Jobs[0]; js.Error != 0 {
+		return fmt.Errorf("the replay failed: %s", js.ErrorText)
+	}
+	return nil
 }
 
 // loadTrace reads every record of a trace file. A malformed or truncated
 // record ends the reading: the records before it are returned with warn.
-func loadTrace(path, format string) (recs []engine.ReplayRecord, warn, err error) {
+func loadTrace(path, format string, unit time.Duration) (recs []engine.ReplayRecord, warn, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
@@ -122,8 +143,10 @@ func loadTrace(path, format string) (recs []engine.ReplayRecord, warn, err error
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	r, err := wtrace.NewReader(bytes.NewReader(data), path, f)
-	if err != nil {
+	var r wtrace.Reader
+	if f == wtrace.FormatDiskSim && unit > 0 {
+		r = wtrace.NewDiskSimReader(bytes.NewReader(data), path, unit)
+	} else if r, err = wtrace.NewReader(bytes.NewReader(data), path, f); err != nil {
 		return nil, nil, err
 	}
 	all, rerr := wtrace.ReadAll(r)
@@ -149,12 +172,20 @@ func replayCompare(path string, recs []engine.ReplayRecord, base engine.Options,
 	cols := []string{"setting", "IOPS", "MB/s", "avg lat ms", "p99 lat ms", "max lat ms", "merges", "requests", "avg req KiB", "util %"}
 	var rows [][]string
 	for _, v := range strings.Split(vals, ",") {
+		if v == "" {
+			return fmt.Errorf("--compare %s: an empty value", spec)
+		}
 		opt := base
 		switch key {
 		case "sched", "scheduler":
 			opt.Scheduler = v
 		case "alloc":
 			opt.Alloc = v
+		case "nomerges":
+			if v != "0" && v != "1" && v != "2" {
+				return fmt.Errorf("--compare nomerges=%s: want 0, 1 or 2", v)
+			}
+			opt.NoMerges = int(v[0] - '0')
 		default:
 			opt.Attrs = append(append([][2]string(nil), base.Attrs...), [2]string{key, v})
 		}
@@ -234,6 +265,12 @@ func blktraceRecords(path string) (recs []engine.ReplayRecord, warn, err error) 
 			if c&m.c != 0 {
 				fl |= m.f
 			}
+		}
+		if r.Sectors() == 0 && op != blkq.OpFlush {
+			return recs, nil, fmt.Errorf("%s: record %d: a %v of %d bytes (less than a sector)", path, i+1, op, r.Bytes)
+		}
+		if r.Sector+uint64(r.Sectors()) < r.Sector || r.Time < t0 && t0-r.Time > 1<<62 {
+			return recs, nil, fmt.Errorf("%s: record %d: sector %d or time %d ns out of range", path, i+1, r.Sector, r.Time)
 		}
 		recs = append(recs, engine.ReplayRecord{Time: time.Duration(r.Time - t0), PID: int(r.PID), Process: names[r.PID],
 			Op: op, Flags: fl, Sector: r.Sector, Sectors: r.Sectors(), Line: i + 1})
