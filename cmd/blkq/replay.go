@@ -15,6 +15,7 @@ import (
 	"blkq/experiment"
 	"blkq/report"
 	"blkq/trace"
+	"blkq/workload/fio"
 	wtrace "blkq/workload/trace"
 )
 
@@ -68,6 +69,11 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	ro := engine.ReplayOptions{Timing: *timing, Speed: *speed, IODepth: *iodepth, Strict: *strict}
 	base := engine.Options{Device: f.device, Scheduler: f.scheduler, NrRequests: f.nrRequests, NoMerges: f.nomerges, Alloc: f.alloc, Seed: f.seed}
+	if f.sizeCap != "" {
+		if base.SizeCap, err = fio.ParseSize(f.sizeCap); err != nil || base.SizeCap <= 0 {
+			return fmt.Errorf("--size-cap=%s: want a size such as 64m", f.sizeCap)
+		}
+	}
 	for _, s := range f.sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok {
