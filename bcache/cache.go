@@ -1,0 +1,497 @@
+package bcache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"blkq"
+)
+
+// PageSize is the size of a buffer, in bytes.
+const PageSize = 4096
+
+// sectorsPerPage is PageSize in 512-byte sectors: one page write is one bio
+// of 8 sectors.
+const sectorsPerPage = PageSize >> blkq.SectorShift
+
+// WriteBatch is the most buffers one write-back pass submits at a time
+// (2.4's write_some_buffers, NRSYNC).
+const WriteBatch = 32
+
+// Defaults of Config.
+const (
+	// DefaultPages is the default capacity: 16384 pages (64 MiB).
+	DefaultPages = 16384
+	// DefaultBackgroundRatio is the default background ratio: 0.10 of the
+	// cache's page capacity (Linux's vm.dirty_background_ratio is 10, in
+	// percent of available memory).
+	DefaultBackgroundRatio = 0.10
+	// DefaultDirtyRatio is the default hard ratio: 0.20 of the cache's page
+	// capacity (Linux's vm.dirty_ratio is 20, in percent of available
+	// memory).
+	DefaultDirtyRatio = 0.20
+)
+
+// ErrClosed is returned by ReadAt and WriteAt after Close.
+var ErrClosed = errors.New("bcache: cache closed")
+
+// Config sets up a Cache. The zero value of a field means its default.
+type Config struct {
+	// Pages is the capacity in buffers of PageSize bytes (default
+	// DefaultPages). It is a soft limit: when every clean buffer in the
+	// eviction window is locked, a new buffer is added anyway (counted in
+	// Stats.Overcommit) rather than waiting.
+	Pages int
+	// BackgroundRatio is the fraction of Pages above which dirty pages
+	// wake the background flusher (default 0.10).
+	BackgroundRatio float64
+	// DirtyRatio is the fraction of Pages above which dirty plus
+	// under-write-back pages make writers do write-back themselves
+	// (default 0.20).
+	DirtyRatio float64
+}
+
+// buffer is one cached page.
+type buffer struct {
+	node
+	page int64
+	data []byte // PageSize bytes, allocated by the first lock owner; guarded by the buffer lock
+
+	// Guarded by the cache lock.
+	uptodate bool   // data holds the device's page (or newer)
+	dirty    bool   // data is newer than the device's page
+	locked   bool   // the buffer lock is held
+	hashed   bool   // in the index; false once dropped
+	gen      uint64 // generation when first dirtied (Cache.gen at the time)
+	owners   []chan struct{}
+	peekers  []chan struct{}
+}
+
+// A Cache is a buffer cache of PageSize-byte pages over a queue. All methods
+// are safe for concurrent use.
+type Cache struct {
+	q      *blkq.Queue
+	npages int64 // device size in whole pages
+
+	mu       sync.Mutex
+	heldFrom time.Time // when mu was taken; guarded by mu
+	index    map[int64]*buffer
+	clean    blist
+	dirty    blist
+	busy     blist
+	io       blist
+	nrPages  int // buffers in the index
+	nrDirty  int
+	nrWB     int // buffers under write-back I/O
+	capacity int
+	bgRatio  float64
+	hdRatio  float64
+	bgThresh int // pages
+	hdThresh int // pages
+	gen      uint64
+	err      error // first write-back error since the last Sync
+	closed   bool
+	st       Stats // counters; the gauges and lock figures are filled in by Stats
+
+	kick        chan struct{}
+	stop        chan struct{}
+	stopOnce    sync.Once
+	flusherDone chan struct{}
+
+	statMu sync.Mutex
+	hold   *hdrhistogram.Histogram // cache lock hold times, ns
+
+	// Test hooks, set before a Sync or Invalidate starts and read when it
+	// builds its walks: needResched is asked after every walk step whether
+	// to release the lock (need_resched); stepHook runs under the lock
+	// before each visit.
+	needResched func() bool
+	stepHook    func(b *buffer)
+}
+
+// New makes a cache over q and starts its background flusher; Close stops
+// it. Only whole pages of the device are cached: a trailing part page is
+// beyond the cache's end.
+func New(q *blkq.Queue, cfg Config) (*Cache, error) {
+	if cfg.Pages < 0 {
+		return nil, fmt.Errorf("bcache: negative capacity %d pages", cfg.Pages)
+	}
+	if cfg.Pages == 0 {
+		cfg.Pages = DefaultPages
+	}
+	if cfg.BackgroundRatio == 0 {
+		cfg.BackgroundRatio = DefaultBackgroundRatio
+	}
+	if cfg.DirtyRatio == 0 {
+		cfg.DirtyRatio = DefaultDirtyRatio
+	}
+	c := &Cache{
+		q:           q,
+		npages:      int64(q.Device().Capacity() / sectorsPerPage),
+		index:       make(map[int64]*buffer),
+		capacity:    cfg.Pages,
+		gen:         1,
+		kick:        make(chan struct{}, 1),
+		stop:        make(chan struct{}),
+		flusherDone: make(chan struct{}),
+		hold:        hdrhistogram.New(1, int64(time.Minute), 3),
+	}
+	for _, l := range []*blist{&c.clean, &c.dirty, &c.busy, &c.io} {
+		l.init()
+	}
+	if err := c.SetDirtyRatios(cfg.BackgroundRatio, cfg.DirtyRatio); err != nil {
+		return nil, err
+	}
+	go c.flusher()
+	return c, nil
+}
+
+// SetDirtyRatios sets the background and hard dirty ratios, as fractions
+// of the cache's page capacity: 0 < background ≤ hard ≤ 1.
+func (c *Cache) SetDirtyRatios(background, hard float64) error {
+	if !(background > 0 && background <= hard && hard <= 1) {
+		return fmt.Errorf("bcache: dirty ratios %g, %g: want 0 < background <= hard <= 1", background, hard)
+	}
+	c.lock()
+	c.bgRatio, c.hdRatio = background, hard
+	c.bgThresh = max(1, int(background*float64(c.capacity)))
+	c.hdThresh = max(c.bgThresh, int(hard*float64(c.capacity)))
+	c.unlock()
+	c.kickFlusher()
+	return nil
+}
+
+// lock takes the cache lock and starts timing the hold.
+func (c *Cache) lock() {
+	c.mu.Lock()
+	c.heldFrom = time.Now()
+}
+
+// unlock releases the cache lock and records the hold time.
+func (c *Cache) unlock() {
+	d := time.Since(c.heldFrom)
+	c.mu.Unlock()
+	c.statMu.Lock()
+	c.hold.RecordValue(max(int64(d), 1))
+	c.statMu.Unlock()
+}
+
+// Buffer lock. Called with the cache lock held.
+
+// lockBuffer takes b's lock, sleeping (with the cache lock released) in
+// FIFO order behind earlier waiters. The caller must then check b.hashed.
+func (c *Cache) lockBuffer(b *buffer) {
+	if !b.locked {
+		b.locked = true
+		return
+	}
+	ch := make(chan struct{}, 1)
+	b.owners = append(b.owners, ch)
+	c.st.BufferWaits++
+	c.unlock()
+	<-ch // the lock was handed to us
+	c.lock()
+}
+
+// unlockBuffer releases b's lock: it wakes everyone waiting for the unlock
+// and hands the lock to the oldest waiter for it, if any.
+func (c *Cache) unlockBuffer(b *buffer) {
+	for _, ch := range b.peekers {
+		ch <- struct{}{}
+	}
+	b.peekers = nil
+	if len(b.owners) > 0 {
+		ch := b.owners[0]
+		b.owners = b.owners[1:]
+		if len(b.owners) == 0 {
+			b.owners = nil
+		}
+		ch <- struct{}{}
+		return
+	}
+	b.locked = false
+}
+
+// waitUnlocked waits, with the cache lock released, until b's lock is next
+// released (wait_on_buffer). It does not take the lock.
+func (c *Cache) waitUnlocked(b *buffer) {
+	if !b.locked {
+		return
+	}
+	ch := make(chan struct{}, 1)
+	b.peekers = append(b.peekers, ch)
+	c.st.BufferWaits++
+	c.unlock()
+	<-ch
+	c.lock()
+}
+
+// getLocked returns page p's buffer, hashed and locked by the caller,
+// creating it if needed. Called and returns with the cache lock held.
+func (c *Cache) getLocked(p int64) *buffer {
+	for {
+		b := c.index[p]
+		if b == nil {
+			c.st.Misses++
+			return c.newBuffer(p)
+		}
+		c.lockBuffer(b)
+		if b.hashed {
+			c.st.Hits++
+			return b
+		}
+		c.unlockBuffer(b) // dropped while we waited: look again
+	}
+}
+
+// newBuffer adds a locked, not uptodate buffer for page p, evicting a clean
+// one first if the cache is full. Its data is allocated by the caller,
+// outside the cache lock.
+func (c *Cache) newBuffer(p int64) *buffer {
+	if c.nrPages >= c.capacity && !c.evictOne() {
+		c.st.Overcommit++
+	}
+	b := &buffer{page: p, hashed: true, locked: true}
+	b.buf = b
+	c.index[p] = b
+	c.clean.pushBack(&b.node)
+	c.nrPages++
+	return b
+}
+
+// evictOne drops the least recently used unlocked clean buffer among the
+// first WalkChunk nodes of the clean list.
+func (c *Cache) evictOne() bool {
+	for n, i := c.clean.front(), 0; n != nil && i < WalkChunk; n, i = c.clean.next(n), i+1 {
+		if n.buf != nil && !n.buf.locked {
+			c.drop(n.buf)
+			c.st.Evictions++
+			return true
+		}
+	}
+	return false
+}
+
+// drop takes a clean buffer out of the cache. b must be unlocked, or locked
+// by the caller (who then unlocks it: waiters find it unhashed).
+func (c *Cache) drop(b *buffer) {
+	delete(c.index, b.page)
+	b.hashed = false
+	b.node.unlink()
+	c.nrPages--
+}
+
+// markDirty marks b, locked by the caller, dirty. A buffer that was clean
+// goes to the tail of the dirty list with the current generation; one that
+// was dirty keeps its place (the list is in order of first dirtying).
+func (c *Cache) markDirty(b *buffer) {
+	b.uptodate = true
+	if b.dirty {
+		return
+	}
+	b.dirty = true
+	b.gen = c.gen
+	c.nrDirty++
+	b.node.moveTo(&c.dirty)
+}
+
+// touch moves a clean buffer to the tail of the LRU.
+func (c *Cache) touch(b *buffer) {
+	if b.list == &c.clean {
+		b.node.moveTo(&c.clean)
+	}
+}
+
+// readPage fills b, locked by the caller, from the device.
+func (c *Cache) readPage(b *buffer) error {
+	done := make(chan error, 1)
+	bio := &blkq.Bio{Op: blkq.OpRead, Flags: blkq.FlagSync, Sector: uint64(b.page) * sectorsPerPage,
+		Sectors: sectorsPerPage, Buf: b.data, EndIO: func(_ *blkq.Bio, err error) { done <- err }}
+	if err := c.q.Submit(context.Background(), bio); err != nil {
+		return err
+	}
+	err := <-done
+	c.lock()
+	c.st.PagesRead++
+	c.unlock()
+	return err
+}
+
+// ReadAt reads len(p) bytes at byte offset off through the cache
+// (io.ReaderAt). Pages not cached are read from the device, one 8-sector
+// bio each. Reading past the cache's end (the device's last whole page)
+// returns the bytes before it and io.EOF.
+func (c *Cache) ReadAt(p []byte, off int64) (int, error) {
+	return c.rw(p, off, false)
+}
+
+// WriteAt copies len(p) bytes into the cache at byte offset off and marks
+// the pages dirty (io.WriterAt); write-back happens later (background
+// flusher, throttling, Sync). A partial page not cached is read first. A
+// writer that finds the cache above its dirty ratio does write-back itself
+// before returning. Writing past the cache's end writes the bytes before
+// it and returns an error wrapping blkq.ErrBeyondEnd.
+func (c *Cache) WriteAt(p []byte, off int64) (int, error) {
+	return c.rw(p, off, true)
+}
+
+func (c *Cache) rw(p []byte, off int64, write bool) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("bcache: negative offset %d", off)
+	}
+	size := c.npages * PageSize
+	var tail error
+	n := int64(len(p))
+	if off+n > size || off+n < off {
+		n = max(0, size-off)
+		tail = io.EOF
+		if write {
+			tail = fmt.Errorf("bcache: write of %d bytes at %d: %w (%d bytes)", len(p), off, blkq.ErrBeyondEnd, size)
+		}
+	}
+	done := int64(0)
+	dirtied := 0
+	for done < n {
+		pos := off + done
+		pg, in := pos/PageSize, int(pos%PageSize)
+		k := min(int64(PageSize-in), n-done)
+		c.lock()
+		if c.closed {
+			c.unlock()
+			return int(done), ErrClosed
+		}
+		b := c.getLocked(pg)
+		fill := !b.uptodate && !(write && k == PageSize)
+		c.unlock()
+		if b.data == nil {
+			b.data = make([]byte, PageSize)
+		}
+		if fill {
+			if err := c.readPage(b); err != nil {
+				c.lock()
+				c.unlockBuffer(b)
+				c.unlock()
+				return int(done), err
+			}
+		}
+		if write {
+			copy(b.data[in:], p[done:done+k])
+		} else {
+			copy(p[done:done+k], b.data[in:])
+		}
+		c.lock()
+		if write {
+			c.markDirty(b)
+			dirtied++
+		} else {
+			b.uptodate = true
+			c.touch(b)
+		}
+		c.unlockBuffer(b)
+		c.unlock()
+		done += k
+		if write && (dirtied%WriteBatch == 0 || done == n) {
+			c.balanceDirty(dirtied)
+			dirtied = 0
+		}
+	}
+	if n == 0 && tail == nil {
+		return 0, nil
+	}
+	return int(n), tail
+}
+
+// Close stops the background flusher and writes back every dirty buffer
+// (as the last close of a block device does), returning Sync's error.
+// Later ReadAt and WriteAt calls fail with ErrClosed. Neither the queue nor
+// the device is closed.
+func (c *Cache) Close() error {
+	c.lock()
+	already := c.closed
+	c.closed = true
+	c.unlock()
+	c.stopFlusher()
+	if already {
+		return nil
+	}
+	_, err := c.sync()
+	return err
+}
+
+// stopFlusher stops the background flusher and waits for it to exit.
+func (c *Cache) stopFlusher() {
+	c.stopOnce.Do(func() { close(c.stop) })
+	<-c.flusherDone
+}
+
+// Stats counts the cache's work. Pages are PageSize bytes; durations are
+// wall-clock time.
+type Stats struct {
+	// Gauges, in pages.
+	Pages      int // buffers cached
+	Capacity   int // Config.Pages
+	Dirty      int // dirty buffers
+	Writeback  int // buffers under write-back I/O
+	Busy       int // dirty buffers moved aside to the busy list
+	Background int // background threshold, pages (BackgroundRatio × Capacity)
+	Hard       int // hard threshold, pages (DirtyRatio × Capacity)
+
+	// Counters.
+	Hits, Misses    int64 // page lookups that found / did not find a buffer
+	PagesRead       int64 // pages read from the device
+	WrittenFlusher  int64 // pages written back by the background flusher
+	WrittenThrottle int64 // pages written back by throttled writers
+	WrittenSync     int64 // pages written back by Sync (and Close)
+	WriteErrors     int64 // page writes that failed
+	Throttled       int64 // WriteAt calls that did write-back themselves
+	Evictions       int64 // clean buffers dropped to make room
+	Overcommit      int64 // buffers added above Capacity for lack of an evictable one
+	Invalidated     int64 // clean buffers dropped by Invalidate
+	Syncs           int64 // Sync calls (including Close's)
+	BufferWaits     int64 // sleeps on a buffer lock
+	MovedAside      int64 // busy items moved aside by walks
+	WalkSteps       int64 // items visited by walks
+	WalkHolds       int64 // cache lock holds of walks
+
+	// The cache lock.
+	LockHolds   int64         // times the cache lock was taken (and released)
+	LockHoldMax time.Duration // longest hold
+	LockHoldP99 time.Duration // 99th percentile hold
+	LockHoldP50 time.Duration // median hold
+}
+
+// Stats returns a snapshot of the counters and of the lock hold-time
+// distribution.
+func (c *Cache) Stats() Stats {
+	c.lock()
+	s := c.st
+	s.Pages, s.Capacity, s.Dirty, s.Writeback, s.Busy = c.nrPages, c.capacity, c.nrDirty, c.nrWB, c.busy.n
+	s.Background, s.Hard = c.bgThresh, c.hdThresh
+	c.unlock()
+	c.statMu.Lock()
+	s.LockHolds = c.hold.TotalCount()
+	s.LockHoldMax = time.Duration(c.hold.Max())
+	s.LockHoldP99 = time.Duration(c.hold.ValueAtQuantile(99))
+	s.LockHoldP50 = time.Duration(c.hold.ValueAtQuantile(50))
+	c.statMu.Unlock()
+	return s
+}
+
+// ResetLockStats clears the lock hold-time histogram.
+func (c *Cache) ResetLockStats() {
+	c.statMu.Lock()
+	c.hold.Reset()
+	c.statMu.Unlock()
+}
+
+// gosched gives other goroutines a chance at the cache lock between the
+// chunks of a walk (cond_resched): Go's mutex does not hand itself over on
+// Unlock, so a walker that relocked at once could keep it.
+func gosched() { runtime.Gosched() }
