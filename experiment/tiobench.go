@@ -65,23 +65,6 @@ func init() {
 	})
 }
 
-// fractionAbove returns the percentage of l's values above ns.
-func fractionAbove(l *report.Latency, ns int64) float64 {
-	if l.Count() == 0 || l.Max() <= ns {
-		return 0
-	}
-	lo, hi := 0.0, 100.0
-	for range 50 {
-		mid := (lo + hi) / 2
-		if l.Percentile(mid) > ns {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return 100 - hi
-}
-
 func analyzeTiobench(out []*Outcome) *Table {
 	t := &Table{Columns: []string{"workload", "threads", "alloc", "Rate MB/s", "Avg lat ms", "Max lat ms", "% > 2 s", "% > 10 s"}}
 	maxLat := map[string]float64{}
@@ -102,7 +85,7 @@ func analyzeTiobench(out []*Outcome) *Table {
 		fmt.Sscanf(parts[1], "%d", &threads)
 		maxLat[o.Config.Name] = float64(lat.Max()) / 1e6
 		t.Rows = append(t.Rows, []string{load, fmt.Sprint(threads), alloc, f2(bytes / max(runtime, 1e-9) / 1e6),
-			f2(lat.Mean() / 1e6), ms(float64(lat.Max()) / 1e6), f2(fractionAbove(lat, 2e9)), f2(fractionAbove(lat, 10e9))})
+			f2(lat.Mean() / 1e6), ms(float64(lat.Max()) / 1e6), f2(lat.PercentAbove(2e9)), f2(lat.PercentAbove(10e9))})
 	}
 	var notes []string
 	for _, n := range tiobenchThreads {

@@ -276,6 +276,24 @@ func satMul(a, n int64) int64 {
 	return a * n
 }
 
+// PercentAbove returns the percentage of recorded values above ns (found
+// by bisecting Percentile, so as exact as the histogram's resolution).
+func (l *Latency) PercentAbove(ns int64) float64 {
+	if l.Count() == 0 || l.Max() <= ns {
+		return 0
+	}
+	lo, hi := 0.0, 100.0
+	for range 50 {
+		mid := (lo + hi) / 2
+		if l.Percentile(mid) > ns {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return 100 - hi
+}
+
 // Samples summarises periodic samples of a rate: fio's bandwidth (KiB/s)
 // and IOPS (operations/s) samples, one per 500 ms window of a job's run.
 // The zero value is empty and ready to use. Samples is not safe for

@@ -19,6 +19,7 @@ commands:
                              (no file: an embedded demo on sim:hdd)
   replay [flags] TRACE       replay a block trace through the request layer
   experiment list|NAME       the original Linux measurements, side by side
+  latency [flags]            cyclictest-like wake-up latency under a write load
   trace print FILE           print a blktrace binary trace (blkq run --trace)
                              as blkparse does
 
@@ -36,6 +37,8 @@ func main() {
 		err = cmdRun(os.Args[2:], os.Stdout, os.Stderr)
 	case "replay":
 		err = cmdReplay(os.Args[2:], os.Stdout, os.Stderr)
+	case "latency":
+		err = cmdLatency(os.Args[2:], os.Stdout, os.Stderr)
 	case "experiment":
 		err = cmdExperiment(os.Args[2:], os.Stdout, os.Stderr)
 	case "trace":

@@ -108,3 +108,21 @@ func TestExperimentTrace(t *testing.T) {
 		}
 	}
 }
+
+// TestLatencyProbe: blkq latency measures wake-ups under a write load and
+// reports them with the buffer cache's lock holds.
+func TestLatencyProbe(t *testing.T) {
+	var o, e strings.Builder
+	if err := cmdLatency([]string{"--duration", "300ms", "--writers", "2", "--dir", t.TempDir()}, &o, &e); err != nil {
+		t.Fatal(err)
+	}
+	var samples int
+	if _, err := fmt.Sscanf(o.String(), "blkq latency: %d samples", &samples); err != nil || samples < 100 {
+		t.Fatalf("want about 300 samples at 1 kHz, got %d (%v):\n%s", samples, err, o.String())
+	}
+	for _, want := range []string{"T: 0 I:1000", "Max:", "buffer cache lock:", "histogram of wake-up latency"} {
+		if !strings.Contains(o.String(), want) {
+			t.Fatalf("output lacks %q:\n%s", want, o.String())
+		}
+	}
+}

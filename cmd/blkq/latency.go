@@ -1,0 +1,124 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"blkq"
+	"blkq/bcache"
+	"blkq/device"
+	"blkq/report"
+)
+
+// cmdLatency runs "blkq latency": a cyclictest-like probe. A goroutine
+// asks to wake every --interval and records how late it wakes, while a
+// dbench-like load (writers dirtying pages through the buffer cache, in
+// real time, on a scratch file) keeps the request layer busy. The 2004
+// preemption thread's lesson: latency is set by the longest stretch of work
+// that cannot yield, so the report gives the probe's wake-up latency and
+// the layer's own longest lock hold side by side.
+func cmdLatency(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("blkq latency", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	duration := fs.Duration("duration", 10*time.Second, "how long to measure")
+	interval := fs.Duration("interval", time.Millisecond, "probe period (1 ms: 1 kHz, as cyclictest -i 1000)")
+	writers := fs.Int("writers", 16, "dbench-like writer goroutines (0: no load)")
+	dir := fs.String("dir", os.TempDir(), "where the scratch file goes")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: blkq latency [flags]\n\nMeasures wake-up latency (cyclictest-like) while writers load the request layer.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if _, err := parseInterleaved(fs, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if *interval <= 0 || *duration <= 0 || *writers < 0 {
+		return fmt.Errorf("--interval, --duration must be positive and --writers not negative")
+	}
+	path := filepath.Join(*dir, fmt.Sprintf("blkq-latency-%d", os.Getpid()))
+	defer os.Remove(path)
+	const fileSize = 256 << 20
+	dev, err := device.OpenFile(path, device.FileOptions{Size: fileSize})
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	q, err := blkq.New(dev, blkq.NewRealClock(), blkq.Config{})
+	if err != nil {
+		return err
+	}
+	cache, err := bcache.New(q, bcache.Config{Pages: 8192})
+	if err != nil {
+		return err
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var written atomic.Int64
+	for w := range *writers {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			buf := make([]byte, 4096)
+			base := int64(w) * (fileSize / int64(*writers)) &^ 4095
+			span := fileSize / int64(*writers) / 4096
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				// Bursts of contiguous pages, then a short pause.
+				page := rng.Int64N(max(span-32, 1))
+				for i := range int64(32) {
+					if _, err := cache.WriteAt(buf, base+(page+i)*4096); err != nil {
+						return
+					}
+					written.Add(4096)
+				}
+				time.Sleep(time.Duration(rng.IntN(500)) * time.Microsecond)
+			}
+		})
+	}
+	lat := report.NewLatency()
+	next := time.Now().Add(*interval)
+	end := time.Now().Add(*duration)
+	for time.Now().Before(end) {
+		time.Sleep(time.Until(next))
+		late := time.Since(next)
+		lat.Record(max(int64(late), 1))
+		next = next.Add(*interval)
+		if time.Since(next) > *interval {
+			next = time.Now().Add(*interval) // fell a whole period behind: do not burst
+		}
+	}
+	close(stop)
+	wg.Wait()
+	st := cache.Stats()
+	if err := cache.Close(); err != nil {
+		return err
+	}
+	us := func(ns int64) float64 { return float64(ns) / 1e3 }
+	fmt.Fprintf(stdout, "blkq latency: %d samples at %v, %d writers, %.1f MB written through the buffer cache\n",
+		lat.Count(), *interval, *writers, float64(written.Load())/1e6)
+	fmt.Fprintf(stdout, "T: 0 I:%d C:%d Min:%8.0f Avg:%8.0f P99:%8.0f Max:%8.0f (µs of wake-up latency)\n",
+		interval.Microseconds(), lat.Count(), us(lat.Min()), lat.Mean()/1e3, us(lat.Percentile(99)), us(lat.Max()))
+	fmt.Fprintf(stdout, "buffer cache lock: %d holds, p99 %.1f µs, max %.1f µs\n", st.LockHolds, float64(st.LockHoldP99.Nanoseconds())/1e3, float64(st.LockHoldMax.Nanoseconds())/1e3)
+	fmt.Fprintln(stdout, "histogram of wake-up latency (µs: count):")
+	for _, b := range []int64{10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000} {
+		n := 0.0
+		if lat.Count() > 0 {
+			n = float64(lat.Count()) * lat.PercentAbove(b*1000) / 100
+		}
+		fmt.Fprintf(stdout, "  > %5d: %.0f\n", b, n)
+	}
+	return nil
+}
