@@ -126,7 +126,13 @@ func TestFileDeviceDataReadBack(t *testing.T) {
 			for _, j := range res.Run.Jobs {
 				wrote += j.Write.Bytes
 			}
-			t.Logf("direct=%s: %d sectors verified, %d bytes written", direct, res.Verified, wrote)
+			t.Logf("direct=%s: %d sectors verified, %d bytes written by the jobs, %d reached the device", direct, res.Verified, wrote, res.Disk.Sectors[1]*512)
+			if direct == "0" && res.Disk.Sectors[1]*512 >= wrote {
+				t.Errorf("direct=0: the device took %d bytes of writes for %d written: the buffer cache absorbed nothing", res.Disk.Sectors[1]*512, wrote)
+			}
+			if direct == "1" && res.Disk.Sectors[1]*512 != wrote {
+				t.Errorf("direct=1: the device took %d bytes of writes for %d written", res.Disk.Sectors[1]*512, wrote)
+			}
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"blkq"
+	"blkq/bcache"
 	"blkq/device"
 	_ "blkq/iosched/deadline" // registers mq-deadline
 	_ "blkq/iosched/linus"    // registers linus (2.4)
@@ -99,6 +100,7 @@ func (r *runner) openQueue(capacity int64, direct bool) error {
 		}
 		r.dev = f
 		r.data = newDataCheck(r.opt.Seed, f.Capacity())
+		r.buffered = !direct
 		clk = ex
 	default:
 		return fmt.Errorf("unknown device %q: want sim:hdd, sim:ssd, null or file:PATH", r.opt.Device)
@@ -123,6 +125,14 @@ func (r *runner) openQueue(capacity int64, direct bool) error {
 		}
 	}
 	r.q = q
+	if r.buffered {
+		// direct=0 on a real file: jobs read and write through blkq's
+		// buffer cache; write-back reaches the queue.
+		if r.cache, err = bcache.New(q, bcache.Config{}); err != nil {
+			r.dev.Close()
+			return err
+		}
+	}
 	r.disk = &blkq.DiskStats{}
 	q.AddTracer(r.disk)
 	for _, t := range r.opt.Tracers {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"blkq"
+	"blkq/bcache"
 	"blkq/report"
 	"blkq/workload/fio"
 )
@@ -78,7 +79,9 @@ type runner struct {
 	disk    *blkq.DiskStats
 	pids    *pidStats
 
-	simulated bool // the executor is the event loop itself
+	simulated bool          // the executor is the event loop itself
+	buffered  bool          // direct=0 on a real file: I/O goes through cache
+	cache     *bcache.Cache // the buffer cache of a buffered file run
 	wakeRNG   *rand.Rand
 
 	doneJobs atomic.Int64 // for the progress line, read off the executor
@@ -131,6 +134,13 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	stopProgress := r.progress()
 	r.exec.Run()
 	stopProgress()
+	if r.cache != nil {
+		// Write back everything (the run's end includes it); then the
+		// check below reads the file through the queue, past the cache.
+		if err := r.cache.Close(); err != nil {
+			return nil, fmt.Errorf("buffer cache write-back: %w", err)
+		}
+	}
 	end := r.exec.Now()
 	if err := r.checkInvariants(); err != nil {
 		return nil, err
