@@ -186,6 +186,7 @@ func (j *job) pump() {
 		}
 		if c := j.r.cache; c != nil && !j.spec.Direct && io.dir != dirTrim {
 			j.cachedIO(c, u)
+			j.countForSync(io.dir)
 			continue
 		}
 		if !q.Enqueue(j.task, &u.bio) {
@@ -197,13 +198,7 @@ func (j *job) pump() {
 			j.ra.topUp(int64(u.bio.Sector)<<blkq.SectorShift + u.bio.Bytes())
 		}
 		u.queued = j.now()
-		if io.dir == dirWrite && (j.spec.Fsync > 0 || j.spec.Fdatasync > 0) {
-			j.writesSinceSync++
-			if n := max(j.spec.Fsync, j.spec.Fdatasync); j.writesSinceSync >= n {
-				j.writesSinceSync = 0
-				j.syncWanted = true
-			}
-		}
+		j.countForSync(io.dir)
 		if j.inflight >= j.depth && j.low < j.depth {
 			j.drain = true
 		}
@@ -219,6 +214,18 @@ func (j *job) pump() {
 		j.st.submitBatch(submitted)
 	}
 	j.maybeFinish()
+}
+
+// countForSync counts a write toward fsync=N / fdatasync=N.
+func (j *job) countForSync(d ioDir) {
+	if d != dirWrite || (j.spec.Fsync == 0 && j.spec.Fdatasync == 0) {
+		return
+	}
+	j.writesSinceSync++
+	if n := max(j.spec.Fsync, j.spec.Fdatasync); j.writesSinceSync >= n {
+		j.writesSinceSync = 0
+		j.syncWanted = true
+	}
 }
 
 // thinkDue counts an I/O toward thinktime_blocks.
