@@ -46,3 +46,42 @@ func TestEveryExperimentRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestReproducedDirections asserts, on short deterministic runs, the
+// directions of the original reports that the model reproduces: wake-one
+// wakes at most 60% as often as wake-all; fair's longest sleep is at most
+// 3× its median; nomerges changes no IOPS on random reads (within 1%).
+func TestReproducedDirections(t *testing.T) {
+	e, _ := Get("wakeall")
+	outs, _, err := Run(e, Options{Seed: 1, Scale: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, all := figures(outs[0]), figures(outs[1])
+	if float64(one.wakeups) > 0.6*float64(all.wakeups) {
+		t.Errorf("wake-one %d wake-ups vs wake-all %d: want <= 60%%", one.wakeups, all.wakeups)
+	}
+	if one.maxOverMedian > 3 {
+		t.Errorf("fair's max/median sleep %.2f, want <= 3", one.maxOverMedian)
+	}
+	e, _ = Get("nomerges")
+	outs, _, err = Run(e, Options{Seed: 1, Scale: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var iops []float64
+	for _, o := range outs {
+		var ios uint64
+		var secs float64
+		for _, js := range o.Result.Run.Jobs {
+			ios += js.Read.IOs
+			secs = max(secs, float64(js.Runtime)/1e9)
+		}
+		iops = append(iops, float64(ios)/secs)
+	}
+	for i := 1; i < 3; i++ {
+		if d := abs(pct(iops[i], iops[0])); d > 1 {
+			t.Errorf("nomerges=%d changes IOPS by %.2f%%, want within 1%%", i, d)
+		}
+	}
+}
