@@ -143,6 +143,17 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %d of %d records lay beyond the device (%d sectors) and were wrapped into it (--strict refuses)", name, wrapped, len(recs), devSectors))
 	}
 	js := &report.JobStats{Name: name, PID: 1000, Engine: "replay", IODepth: ro.IODepth, RW: "replay " + ro.Timing}
+	for _, r := range p.recs {
+		// The block sizes the trace used, per direction, for the header.
+		d, n := dirOf(r.Op), uint64(r.Sectors)<<blkq.SectorShift
+		if n == 0 {
+			continue
+		}
+		if b := &js.BS[d]; b.Min == 0 || n < b.Min {
+			b.Min = n
+		}
+		js.BS[d].Max = max(js.BS[d].Max, n)
+	}
 	p.st = newJobStats(js)
 	p.q.AddTracer(blkq.TracerFunc(func(e *blkq.Event) {
 		b := js.Blkq
@@ -249,6 +260,7 @@ func (p *replayer) arrive(r *ReplayRecord) {
 	}
 	io.start = p.exec.Now()
 	p.inflight++
+	p.st.submitDepth(p.inflight)
 	if rt.asleep {
 		rt.waiting = append(rt.waiting, io)
 		return
