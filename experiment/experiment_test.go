@@ -2,23 +2,7 @@ package experiment
 
 import "testing"
 
-func TestStarvationRuns(t *testing.T) {
-	e, _ := Get("starvation")
-	_, tab, err := Run(e, Options{Seed: 1, Scale: 0.1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Log("\n" + tab.Format())
-}
 
-func TestNomergesRuns(t *testing.T) {
-	e, _ := Get("nomerges")
-	_, tab, err := Run(e, Options{Seed: 1, Scale: 0.05})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Log("\n" + tab.Format())
-}
 
 // TestDeterministicTables: same seed, same table.
 func TestDeterministicTables(t *testing.T) {

@@ -286,85 +286,74 @@ func setRW(j *Job, c *optCtx) error {
 	return nil
 }
 
-func setBS(j *Job, c *optCtx) error {
-	parts, set, err := dirParts(c.value)
+// eachDir calls set for each direction a per-direction value ("8k,32k")
+// gives, with that direction's part.
+func eachDir(c *optCtx, set func(d int, part string) error) error {
+	parts, given, err := dirParts(c.value)
 	if err != nil {
 		return err
 	}
 	for d := range parts {
-		if !set[d] {
-			continue
+		if given[d] {
+			if err := set(d, parts[d]); err != nil {
+				return err
+			}
 		}
-		if rangeSep(parts[d]) >= 0 {
-			return badValue("bad size", parts[d], "bs takes one size per direction; use bsrange for a range")
+	}
+	return nil
+}
+
+func setBS(j *Job, c *optCtx) error {
+	return eachDir(c, func(d int, part string) error {
+		if rangeSep(part) >= 0 {
+			return badValue("bad size", part, "bs takes one size per direction; use bsrange for a range")
 		}
-		n, err := parseSize(parts[d], c.kb)
+		n, err := parseSize(part, c.kb)
 		if err != nil {
 			return err
 		}
 		if n == 0 {
-			return badValue("bad size", parts[d], "block size must be at least 1")
+			return badValue("bad size", part, "block size must be at least 1")
 		}
 		j.BS[d] = Range{Min: n, Max: n}
-	}
-	return nil
+		return nil
+	})
 }
 
 func setBSRange(j *Job, c *optCtx) error {
-	parts, set, err := dirParts(c.value)
-	if err != nil {
-		return err
-	}
-	for d := range parts {
-		if !set[d] {
-			continue
-		}
-		r, err := parseSizeRange(parts[d], c.kb)
+	return eachDir(c, func(d int, part string) error {
+		r, err := parseSizeRange(part, c.kb)
 		if err != nil {
 			return err
 		}
 		if r.Min == 0 {
-			return badValue("bad size", parts[d], "block size must be at least 1")
+			return badValue("bad size", part, "block size must be at least 1")
 		}
 		j.BS[d] = r
-	}
-	return nil
+		return nil
+	})
 }
 
 func setBSSplit(j *Job, c *optCtx) error {
-	parts, set, err := dirParts(c.value)
-	if err != nil {
-		return err
-	}
-	for d := range parts {
-		if !set[d] {
-			continue
-		}
-		sp, err := parseBSSplit(parts[d], c.kb)
+	return eachDir(c, func(d int, part string) error {
+		sp, err := parseBSSplit(part, c.kb)
 		if err != nil {
 			return err
 		}
 		j.BSSplit[d] = sp
-	}
-	return nil
+		return nil
+	})
 }
 
 func setPerDir(dst *[3]int64, c *optCtx) error {
-	parts, set, err := dirParts(c.value)
-	if err != nil {
-		return err
-	}
-	for d := range parts {
-		if !set[d] {
-			continue
-		}
-		n, err := parseSize(parts[d], c.kb)
+	return eachDir(c, func(d int, part string) error {
+		n, err := parseSize(part, c.kb)
 		if err != nil {
 			return err
 		}
 		dst[d] = n
-	}
-	return nil
+		return nil
+	})
 }
 
 // optionTable maps every name fio 3.33 accepts (canonical names and
