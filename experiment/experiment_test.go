@@ -2,8 +2,6 @@ package experiment
 
 import "testing"
 
-
-
 // TestDeterministicTables: same seed, same table.
 func TestDeterministicTables(t *testing.T) {
 	e, _ := Get("wakeall")
