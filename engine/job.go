@@ -34,6 +34,7 @@ type job struct {
 
 	started, stopping, finished bool
 	asleep                      bool
+	throttled                   bool // writing back a batch for the page cache (balance_dirty)
 	pumpTimer                   bool // a timer will call pump
 	inflight                    int
 	parked                      *ioUnit // the unit whose submit slept
@@ -55,7 +56,16 @@ type job struct {
 
 	submitted, ended int64 // bios, for the exactly-once check
 
-	ra *readahead // buffered sequential readers on simulated devices
+	ra *readahead   // buffered sequential readers on simulated devices
+	wb *wbSubmitter // the job's own write-back (throttling, fsync) on simulated devices
+}
+
+// writeback returns the submitter of the job's own write-back.
+func (j *job) writeback() *wbSubmitter {
+	if j.wb == nil {
+		j.wb = newWBSubmitter(j.r.sc, j.task)
+	}
+	return j.wb
 }
 
 // ioUnit is one I/O of a job: its bio and its times (fio's io_u).
@@ -138,7 +148,7 @@ func endIO(b *blkq.Bio, err error) {
 
 // pump issues I/O while the job may.
 func (j *job) pump() {
-	if j.finished || j.asleep || j.pumpTimer || !j.started {
+	if j.finished || j.asleep || j.throttled || j.pumpTimer || !j.started {
 		return
 	}
 	q := j.r.q
@@ -188,6 +198,20 @@ func (j *job) pump() {
 			j.cachedIO(c, u)
 			j.countForSync(io.dir)
 			continue
+		}
+		if c := j.r.sc; c != nil && !j.spec.Direct {
+			u.queued = j.now()
+			if io.dir == dirWrite {
+				c.write(j, u)
+				j.countForSync(io.dir)
+				if j.throttled {
+					break
+				}
+				continue
+			}
+			if io.dir == dirRead && c.read(j, u) {
+				continue
+			}
 		}
 		if !q.Enqueue(j.task, &u.bio) {
 			j.asleep = true
@@ -353,6 +377,15 @@ func (j *job) cachedIO(c *bcache.Cache, u *ioUnit) {
 func (j *job) issueSync() {
 	j.syncWanted = false
 	j.syncInFlight = true
+	if c := j.r.sc; c != nil && !j.spec.Direct {
+		u := j.getUnit()
+		u.dir, u.sync = dirWrite, true
+		u.start, u.queued = j.now(), j.now()
+		j.inflight++
+		j.submitted++
+		c.sync(j, func(err error) { j.done(u, err) })
+		return
+	}
 	if c := j.r.cache; c != nil && !j.spec.Direct {
 		u := j.getUnit()
 		u.dir, u.sync = dirWrite, true
@@ -382,12 +415,12 @@ func (j *job) issueSync() {
 // wake is the task's Wake hook: the woken task runs after the scheduler
 // latency, retries its allocation and, once it has a request, goes on.
 func (j *job) wake(resume func() bool) {
-	d := j.r.opt.WakeLatency
-	if jit := j.r.opt.WakeJitter; jit > 0 && j.r.simulated {
-		d += time.Duration(j.r.wakeRNG.Int64N(int64(jit)))
-	}
-	j.r.exec.AfterFunc(d, func() {
+	j.r.exec.AfterFunc(j.r.wakeDelay(), func() {
 		if !resume() {
+			return
+		}
+		if wb := j.wb; wb != nil && wb.asleep {
+			wb.resumed() // it slept writing back for the page cache
 			return
 		}
 		j.asleep = false

@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"testing"
+
+	"blkq"
+	"blkq/bcache"
+)
+
+// TestSimWritebackEndFsync: four buffered sequential writers on sim:hdd
+// dirty 64 MiB each, four times the hard threshold of a 16 MiB cache: the
+// flusher and the throttled writers write back, dirty pages never exceed
+// the hard threshold by more than one write per writer, and after
+// end_fsync every page reached the disk exactly once.
+func TestSimWritebackEndFsync(t *testing.T) {
+	const cachePages = 4096 // 16 MiB
+	res := run(t, "[global]\nioengine=psync\nbs=4k\ndirect=0\nrw=write\nsize=64m\nend_fsync=1\n[w]\nnumjobs=4\n",
+		Options{CachePages: cachePages})
+	pc := res.PageCache
+	if pc == nil {
+		t.Fatal("no page cache in a buffered simulated run")
+	}
+	const pages = 4 * 64 << 20 / bcache.PageSize
+	if got := int64(res.Disk.Sectors[blkq.OpWrite]) / 8; got != pages {
+		t.Fatalf("disk wrote %d pages, want every dirtied page once: %d", got, pages)
+	}
+	if pc.WrittenFlusher+pc.WrittenThrottle+pc.WrittenSync != pages {
+		t.Fatalf("write-back %+v does not add up to %d pages", *pc, pages)
+	}
+	if pc.WrittenFlusher == 0 || pc.WrittenThrottle == 0 || pc.Throttled == 0 {
+		t.Fatalf("want both the flusher and throttled writers to write back: %+v", *pc)
+	}
+	ratio, n := bcache.DefaultDirtyRatio, cachePages
+	hard := int(ratio * float64(n))
+	if pc.MaxDirty > hard+4 {
+		t.Fatalf("max dirty %d pages, hard threshold %d (+1 page per writer)", pc.MaxDirty, hard)
+	}
+	for _, js := range res.Run.Jobs {
+		if js.SyncOps == nil || js.SyncOps.IOs != 1 {
+			t.Fatalf("job %s: want one end_fsync, got %v", js.Name, js.SyncOps)
+		}
+	}
+}
+
+// TestSimWritebackUnderThreshold: writes that stay under the background
+// threshold are absorbed: nothing reaches the disk without a sync, each
+// write completes at once, and a read of a dirty page is a cache hit.
+func TestSimWritebackUnderThreshold(t *testing.T) {
+	res := run(t, "[global]\nfilename=data\n[w]\nioengine=psync\nbs=4k\ndirect=0\nrw=write\nsize=1m\n[r]\nstonewall\nioengine=psync\nbs=4k\ndirect=0\nrw=randread\nsize=1m\n", Options{})
+	pc := res.PageCache
+	if res.Disk.Sectors[blkq.OpWrite] != 0 || pc.WrittenFlusher+pc.WrittenThrottle+pc.WrittenSync != 0 {
+		t.Fatalf("1 MiB under a 6.4 MiB background threshold reached the disk: %+v", *pc)
+	}
+	if w := res.Run.Jobs[0].Write; w.Lat.Max() != 0 {
+		t.Fatalf("buffered writes took %d ns, want 0 (a copy into the cache)", w.Lat.Max())
+	}
+	if pc.ReadHits != 256 || res.Disk.IOs[blkq.OpRead] != 0 {
+		t.Fatalf("read hits %d, disk reads %d: want all 256 reads served from dirty pages", pc.ReadHits, res.Disk.IOs[blkq.OpRead])
+	}
+}
+
+// TestSimWritebackFsyncBound: fsync=64 on a writer while three others
+// keep dirtying: each sync returns, having written at most what was dirty
+// at its call.
+func TestSimWritebackFsyncBound(t *testing.T) {
+	res := run(t, "[global]\nioengine=psync\nbs=4k\ndirect=0\nrw=randwrite\nsize=32m\nnumber_ios=4096\n[s]\nfsync=64\n[w]\nnumjobs=3\n",
+		Options{CachePages: 2048})
+	pc := res.PageCache
+	js := res.Run.Jobs[0]
+	if js.SyncOps == nil || js.SyncOps.IOs != 4096/64 {
+		t.Fatalf("syncs %v, want 64", js.SyncOps)
+	}
+	if len(pc.Syncs) != 64 || pc.WrittenSync == 0 {
+		t.Fatalf("%d syncs recorded, %d pages written by syncs", len(pc.Syncs), pc.WrittenSync)
+	}
+	for i, s := range pc.Syncs {
+		if s.Written > s.DirtyAtCall {
+			t.Fatalf("sync %d wrote %d pages, %d were dirty at its call", i, s.Written, s.DirtyAtCall)
+		}
+	}
+}
