@@ -67,3 +67,32 @@ func TestReproducedDirections(t *testing.T) {
 		}
 	}
 }
+
+// TestPassoversWriteback: the 20 streaming writers of the passovers
+// experiment write through the page cache, so the writers themselves
+// write back (balance_dirty) as well as the flusher; the wait histogram
+// accounts for every request wait; both readers complete reads.
+func TestPassoversWriteback(t *testing.T) {
+	e, _ := Get("passovers")
+	outs, _, err := Run(e, Options{Seed: 1, Scale: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range outs {
+		pc := o.Result.PageCache
+		if pc == nil || pc.Throttled == 0 || pc.WrittenThrottle == 0 || pc.WrittenFlusher == 0 {
+			t.Fatalf("%s: page cache %+v: want throttled writers and the flusher writing back", o.Config.Name, pc)
+		}
+		f := passoverFigs(o)
+		sum := 0
+		for _, n := range f.buckets {
+			sum += n
+		}
+		if sum != len(o.Waits) || f.waits != len(o.Waits) {
+			t.Fatalf("%s: histogram holds %d waits, %d recorded", o.Config.Name, sum, len(o.Waits))
+		}
+		if f.readerMax <= 0 || f.writerMBps <= 0 {
+			t.Fatalf("%s: reader max %.2f ms, writer %.2f MB/s", o.Config.Name, f.readerMax, f.writerMBps)
+		}
+	}
+}
