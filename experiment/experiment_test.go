@@ -96,3 +96,24 @@ func TestPassoversWriteback(t *testing.T) {
 		}
 	}
 }
+
+// TestBufferedStarvation: with the dbench-like load written through the
+// page cache, fair's longest sleep is at most a third of legacy's and at
+// most 3x fair's median sleep (the 2002 report's direction).
+func TestBufferedStarvation(t *testing.T) {
+	e, _ := Get("starvation")
+	outs, _, err := Run(e, Options{Seed: 1, Scale: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, f := figures(outs[2]), figures(outs[3])
+	if outs[2].Config.Name != "legacy, buffered" || outs[3].Config.Name != "fair, buffered" {
+		t.Fatalf("configs %q, %q", outs[2].Config.Name, outs[3].Config.Name)
+	}
+	if f.maxWait > l.maxWait/3 {
+		t.Errorf("buffered: fair's longest sleep %.0f ms vs legacy's %.0f ms: want <= 1/3", f.maxWait, l.maxWait)
+	}
+	if f.maxOverMedian > 3 {
+		t.Errorf("buffered: fair's max/median sleep %.2f, want <= 3", f.maxOverMedian)
+	}
+}
