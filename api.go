@@ -131,9 +131,9 @@ func (q *Queue) rw(op Op, p []byte, off int64) (int, error) {
 // max_sectors each, under a plug, and waits for all of them.
 func (q *Queue) io(op Op, buf []byte, off int64) (int, error) {
 	t := NewGoroutineTask("rw")
-	q.mu.Lock()
+	q.lock()
 	chunk := int(q.cfg.MaxSectors) << SectorShift
-	q.mu.Unlock()
+	q.release()
 	nbios := (len(buf) + chunk - 1) / chunk
 	done := make(chan error, nbios)
 	ctx := WithTask(context.Background(), t)
@@ -180,8 +180,8 @@ func alignedBuffer(n int) []byte {
 // at once with ErrClosed. Requests already queued or in flight complete
 // normally. The device is not closed (it may be shared).
 func (q *Queue) Close() error {
-	q.mu.Lock()
+	q.lock()
 	q.closed = true
-	q.mu.Unlock()
+	q.release()
 	return nil
 }

@@ -26,8 +26,8 @@ const maxHWSectorsKB = 32767
 
 // Attrs lists the queue's tunables, then the elevator's as iosched/NAME.
 func (q *Queue) Attrs() []string {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.release()
 	names := []string{"nr_requests", "batch_requests", "nomerges", "max_sectors_kb", "max_hw_sectors_kb", "read_ahead_kb", "scheduler", "alloc"}
 	for _, a := range q.elv.Attrs() {
 		names = append(names, "iosched/"+a)
@@ -37,8 +37,8 @@ func (q *Queue) Attrs() []string {
 
 // Attr reads a tunable by name.
 func (q *Queue) Attr(name string) (string, error) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.release()
 	switch name {
 	case "nr_requests":
 		return strconv.Itoa(q.alloc.nr), nil
@@ -76,7 +76,7 @@ func (q *Queue) Attr(name string) (string, error) {
 
 // SetAttr writes a tunable by name. Errors name the attribute and value.
 func (q *Queue) SetAttr(name, value string) error {
-	q.mu.Lock()
+	q.lock()
 	defer q.unlock()
 	value = strings.TrimSpace(value)
 	bad := func(why string) error { return fmt.Errorf("blkq: %s=%q: %s", name, value, why) }
@@ -188,7 +188,7 @@ func (q *Queue) switchElevator(name string) error {
 
 // SchedulerName returns the active elevator's name.
 func (q *Queue) SchedulerName() string {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.release()
 	return q.elv.Name()
 }

@@ -4,8 +4,8 @@ import "fmt"
 
 // TaskStats returns t's request-allocation counters.
 func (q *Queue) TaskStats(t *Task) TaskStats {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.release()
 	return t.stats
 }
 
@@ -22,8 +22,8 @@ type PoolStats struct {
 
 // Pool returns a snapshot of the request pool.
 func (q *Queue) Pool() PoolStats {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.release()
 	return PoolStats{NrRequests: q.alloc.nr, Batch: q.alloc.batch, Free: q.alloc.free, InUse: q.alloc.inUse,
 		Sleepers: q.alloc.sleepers(), Queued: q.elv.Len(), InFlight: q.inflight}
 }
@@ -33,8 +33,8 @@ func (q *Queue) Pool() PoolStats {
 // task holds plugged requests; the elevator and device never hold more than
 // is in use. Tests call it after every scenario.
 func (q *Queue) CheckInvariants() error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.release()
 	a := &q.alloc
 	for d := range 2 {
 		if a.free[d]+a.inUse[d] != a.nr {
@@ -63,7 +63,7 @@ func (q *Queue) CheckInvariants() error {
 // Idle reports whether the queue holds no request at all: none plugged,
 // queued, in flight, or waited for.
 func (q *Queue) Idle() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.lock()
+	defer q.release()
 	return q.alloc.inUse[0]+q.alloc.inUse[1] == 0 && q.alloc.sleepers() == 0
 }

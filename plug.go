@@ -16,15 +16,15 @@ type plugList struct {
 
 // Plug opens (or nests) a plug for task t (blk_start_plug).
 func (q *Queue) Plug(t *Task) {
-	q.mu.Lock()
+	q.lock()
 	t.plug.active++
-	q.mu.Unlock()
+	q.release()
 }
 
 // Finish closes t's plug (blk_finish_plug); the outermost Finish flushes
 // the plugged requests into the elevator.
 func (q *Queue) Finish(t *Task) {
-	q.mu.Lock()
+	q.lock()
 	if t.plug.active > 0 {
 		t.plug.active--
 	}

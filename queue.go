@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"blkq/lockstat"
 )
 
 // Config sets up a queue. The zero value of a field means Linux's default.
@@ -29,6 +31,12 @@ type Config struct {
 	// PlugLimit is the request count at which a plug flushes (Linux 32,
 	// BLK_MAX_REQUEST_COUNT).
 	PlugLimit int
+	// LockHoldTiming times every hold of the queue lock (two clock
+	// readings per hold); LockHoldCPU also times it on the holder thread's
+	// CPU clock (two system calls per hold). See LockStats and package
+	// lockstat. Both off by default.
+	LockHoldTiming bool
+	LockHoldCPU    bool
 }
 
 // Linux defaults.
@@ -107,6 +115,7 @@ type Queue struct {
 
 	pending []deferred // callbacks to run after unlock
 	wakebuf []*waiter
+	hold    *lockstat.Timer // nil unless Config.LockHoldTiming
 }
 
 // deferred is a callback to run outside the lock: a bio's end_io or a
@@ -132,6 +141,9 @@ func New(dev Device, clk Clock, cfg Config) (*Queue, error) {
 	}
 	q := &Queue{clk: clk, dev: dev, cfg: cfg, elv: elv, hash: make(map[uint64]*Request)}
 	q.alloc.init(cfg.Alloc, cfg.NrRequests)
+	if cfg.LockHoldTiming || cfg.LockHoldCPU {
+		q.hold = lockstat.New(cfg.LockHoldCPU)
+	}
 	dev.Attach(q.complete)
 	return q, nil
 }
@@ -144,21 +156,46 @@ func (q *Queue) Clock() Clock { return q.clk }
 
 // AddTracer adds a consumer of the event stream.
 func (q *Queue) AddTracer(t Tracer) {
-	q.mu.Lock()
+	q.lock()
 	q.tracers = append(q.tracers, t)
+	q.release()
+}
+
+// lock takes the queue lock (and starts timing the hold, if asked).
+func (q *Queue) lock() {
+	q.mu.Lock()
+	if q.hold != nil {
+		q.hold.Acquired()
+	}
+}
+
+// release releases the queue lock.
+func (q *Queue) release() {
+	if q.hold != nil {
+		q.hold.Released()
+	}
 	q.mu.Unlock()
+}
+
+// LockStats returns the queue lock's hold times; ok is false unless
+// Config.LockHoldTiming or LockHoldCPU asked for them.
+func (q *Queue) LockStats() (s lockstat.Stats, ok bool) {
+	if q.hold == nil {
+		return s, false
+	}
+	return q.hold.Stats(), true
 }
 
 // unlock releases the lock and runs what was deferred under it: end_io
 // callbacks first, then wake-ups, in the order they were queued.
 func (q *Queue) unlock() {
 	if len(q.pending) == 0 {
-		q.mu.Unlock()
+		q.release()
 		return
 	}
 	run := q.pending
 	q.pending = nil
-	q.mu.Unlock()
+	q.release()
 	for i := range run {
 		d := &run[i]
 		if d.w != nil {
@@ -204,7 +241,7 @@ func (q *Queue) emit(e *Event) {
 // then b is parked with t, and t.Wake will be called when t may run again.
 // Either way b ends exactly once through b.EndIO.
 func (q *Queue) Enqueue(t *Task, b *Bio) bool {
-	q.mu.Lock()
+	q.lock()
 	ok := q.submitLocked(t, b)
 	q.unlock()
 	return ok
@@ -283,7 +320,7 @@ func (q *Queue) wake(w *waiter) {
 // and reports whether the task got it (false: it sleeps again and will be
 // woken again).
 func (q *Queue) resume(w *waiter) bool {
-	q.mu.Lock()
+	q.lock()
 	defer q.unlock()
 	if w.granted {
 		return true
@@ -363,7 +400,7 @@ func (q *Queue) run() {
 // complete is the device's completion callback: it ends every bio of rq,
 // frees rq (waking sleepers) and dispatches more.
 func (q *Queue) complete(rq *Request, err error) {
-	q.mu.Lock()
+	q.lock()
 	q.inflight--
 	e := q.trace(ActComplete, nil, rq)
 	e.Err = err

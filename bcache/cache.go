@@ -7,11 +7,9 @@ import (
 	"io"
 	"runtime"
 	"sync"
-	"time"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"blkq"
+	"blkq/lockstat"
 )
 
 // PageSize is the size of a buffer, in bytes.
@@ -56,6 +54,10 @@ type Config struct {
 	// under-write-back pages make writers do write-back themselves
 	// (default 0.20).
 	DirtyRatio float64
+	// CPUHoldTime also times each hold of the cache lock on the holder
+	// thread's CPU clock (two system calls per hold; see
+	// package lockstat).
+	CPUHoldTime bool
 }
 
 // buffer is one cached page.
@@ -81,7 +83,6 @@ type Cache struct {
 	npages int64 // device size in whole pages
 
 	mu       sync.Mutex
-	heldFrom time.Time // when mu was taken; guarded by mu
 	index    map[int64]*buffer
 	clean    blist
 	dirty    blist
@@ -105,8 +106,7 @@ type Cache struct {
 	stopOnce    sync.Once
 	flusherDone chan struct{}
 
-	statMu sync.Mutex
-	hold   *hdrhistogram.Histogram // cache lock hold times, ns
+	hold *lockstat.Timer // cache lock hold times
 
 	// Test hooks, set before a Sync or Invalidate starts and read when it
 	// builds its walks: needResched is asked after every walk step whether
@@ -141,7 +141,7 @@ func New(q *blkq.Queue, cfg Config) (*Cache, error) {
 		kick:        make(chan struct{}, 1),
 		stop:        make(chan struct{}),
 		flusherDone: make(chan struct{}),
-		hold:        hdrhistogram.New(1, int64(time.Minute), 3),
+		hold:        lockstat.New(cfg.CPUHoldTime),
 	}
 	for _, l := range []*blist{&c.clean, &c.dirty, &c.busy, &c.io} {
 		l.init()
@@ -171,16 +171,13 @@ func (c *Cache) SetDirtyRatios(background, hard float64) error {
 // lock takes the cache lock and starts timing the hold.
 func (c *Cache) lock() {
 	c.mu.Lock()
-	c.heldFrom = time.Now()
+	c.hold.Acquired()
 }
 
 // unlock releases the cache lock and records the hold time.
 func (c *Cache) unlock() {
-	d := time.Since(c.heldFrom)
+	c.hold.Released()
 	c.mu.Unlock()
-	c.statMu.Lock()
-	c.hold.RecordValue(max(int64(d), 1))
-	c.statMu.Unlock()
 }
 
 // Buffer lock. Called with the cache lock held.
@@ -460,11 +457,9 @@ type Stats struct {
 	WalkSteps       int64 // items visited by walks
 	WalkHolds       int64 // cache lock holds of walks
 
-	// The cache lock.
-	LockHolds   int64         // times the cache lock was taken (and released)
-	LockHoldMax time.Duration // longest hold
-	LockHoldP99 time.Duration // 99th percentile hold
-	LockHoldP50 time.Duration // median hold
+	// Lock is the cache lock's hold times: on the wall clock always, on
+	// the holder's CPU clock if Config.CPUHoldTime is set.
+	Lock lockstat.Stats
 }
 
 // Stats returns a snapshot of the counters and of the lock hold-time
@@ -475,20 +470,13 @@ func (c *Cache) Stats() Stats {
 	s.Pages, s.Capacity, s.Dirty, s.Writeback, s.Busy = c.nrPages, c.capacity, c.nrDirty, c.nrWB, c.busy.n
 	s.Background, s.Hard = c.bgThresh, c.hdThresh
 	c.unlock()
-	c.statMu.Lock()
-	s.LockHolds = c.hold.TotalCount()
-	s.LockHoldMax = time.Duration(c.hold.Max())
-	s.LockHoldP99 = time.Duration(c.hold.ValueAtQuantile(99))
-	s.LockHoldP50 = time.Duration(c.hold.ValueAtQuantile(50))
-	c.statMu.Unlock()
+	s.Lock = c.hold.Stats()
 	return s
 }
 
 // ResetLockStats clears the lock hold-time histogram.
 func (c *Cache) ResetLockStats() {
-	c.statMu.Lock()
 	c.hold.Reset()
-	c.statMu.Unlock()
 }
 
 // gosched gives other goroutines a chance at the cache lock between the

@@ -128,7 +128,7 @@ func checkDisk(t *testing.T, path string, pages int64, lo, hi []uint64) {
 
 func logLock(t *testing.T, what string, st Stats) {
 	t.Helper()
-	t.Logf("%s: cache lock holds %d, hold max %v, p99 %v, p50 %v", what, st.LockHolds, st.LockHoldMax, st.LockHoldP99, st.LockHoldP50)
+	t.Logf("%s: cache lock holds %d, hold max %v, p99 %v", what, st.Lock.Holds, st.Lock.WallMax, st.Lock.WallP99)
 	t.Logf("%s: pages %d dirty %d writeback %d busy %d; written flusher %d throttle %d sync %d; throttled %d, evictions %d, overcommit %d, invalidated %d, buffer waits %d, moved aside %d",
 		what, st.Pages, st.Dirty, st.Writeback, st.Busy, st.WrittenFlusher, st.WrittenThrottle, st.WrittenSync,
 		st.Throttled, st.Evictions, st.Overcommit, st.Invalidated, st.BufferWaits, st.MovedAside)

@@ -87,7 +87,7 @@
 // write-back error since the last Sync".
 //
 // Instruments. Every hold of the cache lock is timed into an HdrHistogram
-// (Stats: LockHoldMax, LockHoldP99), alongside counters of hits, reads,
+// (Stats.Lock, package lockstat; optionally on the holder's CPU clock too), alongside counters of hits, reads,
 // writes by source, evictions, throttling and walk steps.
 //
 // Sources: /work/shared/DESIGN.md; reference/discussions/

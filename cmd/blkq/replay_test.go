@@ -110,7 +110,8 @@ func TestExperimentTrace(t *testing.T) {
 }
 
 // TestLatencyProbe: blkq latency measures wake-ups under a write load and
-// reports them with the buffer cache's lock holds.
+// reports them with the hold times of the queue lock, the buffer cache
+// lock and the control lock, each with some holds timed on both clocks.
 func TestLatencyProbe(t *testing.T) {
 	var o, e strings.Builder
 	if err := cmdLatency([]string{"--duration", "300ms", "--writers", "2", "--dir", t.TempDir()}, &o, &e); err != nil {
@@ -120,9 +121,27 @@ func TestLatencyProbe(t *testing.T) {
 	if _, err := fmt.Sscanf(o.String(), "blkq latency: %d samples", &samples); err != nil || samples < 100 {
 		t.Fatalf("want about 300 samples at 1 kHz, got %d (%v):\n%s", samples, err, o.String())
 	}
-	for _, want := range []string{"T: 0 I:1000", "Max:", "buffer cache lock:", "histogram of wake-up latency"} {
+	for _, want := range []string{"T: 0 I:1000", "Max:", "histogram of wake-up latency"} {
 		if !strings.Contains(o.String(), want) {
 			t.Fatalf("output lacks %q:\n%s", want, o.String())
+		}
+	}
+	for _, lock := range []string{"queue lock", "buffer cache lock", "control"} {
+		found := false
+		for _, line := range strings.Split(o.String(), "\n") {
+			if !strings.HasPrefix(line, lock+" ") {
+				continue
+			}
+			found = true
+			var holds int
+			var f [6]float64
+			rest := strings.TrimSpace(strings.TrimPrefix(line, lock))
+			if n, _ := fmt.Sscanf(rest, "%d %f %f %f %f %f %f", &holds, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5]); n != 7 || holds == 0 || f[1] <= 0 || f[4] <= 0 {
+				t.Fatalf("%s: want holds and wall and CPU figures, got %q", lock, line)
+			}
+		}
+		if !found {
+			t.Fatalf("output lacks the %s line:\n%s", lock, o.String())
 		}
 	}
 }

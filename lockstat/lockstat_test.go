@@ -1,0 +1,52 @@
+package lockstat
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestSleepingHolderIsLongOnWallNotOnCPU: a holder that sleeps 2 ms under
+// the lock is a long hold on the wall clock and a short one on the CPU
+// clock; a holder that spins 2 ms is long on both.
+func TestSleepingHolderIsLongOnWallNotOnCPU(t *testing.T) {
+	var mu sync.Mutex
+	tm := New(true)
+	mu.Lock()
+	tm.Acquired()
+	time.Sleep(2 * time.Millisecond)
+	tm.Released()
+	mu.Unlock()
+	s := tm.Stats()
+	if s.Holds != 1 || s.WallLong != 1 || s.WallMax < 2*time.Millisecond {
+		t.Fatalf("sleeping hold: %+v: want one long wall hold of >= 2 ms", s)
+	}
+	if !s.CPU || s.CPULong != 0 || s.CPUMax >= LongHold {
+		t.Fatalf("sleeping hold: %+v: want a short CPU hold", s)
+	}
+
+	tm.Reset()
+	mu.Lock()
+	tm.Acquired()
+	for start := time.Now(); time.Since(start) < 2*time.Millisecond; {
+	}
+	tm.Released()
+	mu.Unlock()
+	s = tm.Stats()
+	if s.Holds != 1 || s.CPULong != 1 || s.CPUMax < time.Millisecond {
+		t.Fatalf("spinning hold: %+v: want one long CPU hold", s)
+	}
+}
+
+// TestWallOnly: without the CPU clock only the wall figures are kept.
+func TestWallOnly(t *testing.T) {
+	tm := New(false)
+	for range 100 {
+		tm.Acquired()
+		tm.Released()
+	}
+	s := tm.Stats()
+	if s.Holds != 100 || s.CPU || s.CPUMax != 0 || s.WallMax <= 0 {
+		t.Fatalf("%+v", s)
+	}
+}
