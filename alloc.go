@@ -122,17 +122,28 @@ type allocator struct {
 	policy AllocPolicy
 	nr     int    // nr_requests per direction
 	batch  int    // batch_requests
+	fixed  int    // batch_requests as configured (0: nr/4)
 	free   [2]int // free requests per direction
 	inUse  [2]int // allocated and not yet freed
 	waitq  [2]waitList
 	spare  []*Request // recycled request structs
 }
 
-func (a *allocator) init(p AllocPolicy, nr int) {
+func (a *allocator) init(p AllocPolicy, nr, batch int) {
 	a.policy = p
 	a.nr = nr
-	a.batch = defaultBatch(nr)
+	a.fixed = batch
+	a.batch = a.batchFor(nr)
 	a.free = [2]int{nr, nr}
+}
+
+// batchFor is the batch for nr requests per direction: as configured
+// (at most nr), else the default.
+func (a *allocator) batchFor(nr int) int {
+	if a.fixed > 0 {
+		return min(a.fixed, nr)
+	}
+	return defaultBatch(nr)
 }
 
 // defaultBatch is batch_requests = nr_requests/4 (Linux 2.4.18), at least 1.
@@ -240,7 +251,7 @@ func (a *allocator) setPolicy(p AllocPolicy) {
 func (a *allocator) setNr(nr int) {
 	delta := nr - a.nr
 	a.nr = nr
-	a.batch = defaultBatch(nr)
+	a.batch = a.batchFor(nr)
 	a.free[0] += delta
 	a.free[1] += delta
 }

@@ -283,3 +283,29 @@ func TestAllocPolicySwitchKeepsSleepers(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchRequestsConfigured: Config.BatchRequests replaces nr/4 (2.4's
+// split pool: 64 per direction, batch 32), survives an nr_requests change
+// (clamped to it), and a negative value is refused.
+func TestBatchRequestsConfigured(t *testing.T) {
+	h := newHarness(t, 8, Config{Scheduler: "none", NrRequests: 64, BatchRequests: 32})
+	if v, _ := h.q.Attr("batch_requests"); v != "32" {
+		t.Fatalf("batch_requests = %s, want 32", v)
+	}
+	if err := h.q.SetAttr("nr_requests", "16"); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := h.q.Attr("batch_requests"); v != "16" {
+		t.Fatalf("batch_requests after nr_requests=16: %s, want 16 (clamped)", v)
+	}
+	if err := h.q.SetAttr("nr_requests", "128"); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := h.q.Attr("batch_requests"); v != "32" {
+		t.Fatalf("batch_requests after nr_requests=128: %s, want the configured 32", v)
+	}
+	h.finish()
+	if _, err := New(h.dev, h.clk, Config{BatchRequests: -1}); err == nil {
+		t.Fatal("BatchRequests -1 accepted")
+	}
+}

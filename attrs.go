@@ -13,7 +13,7 @@ import (
 // elevator).
 //
 //	nr_requests        requests per direction (4..2048; Linux default 128)
-//	batch_requests     read-only: nr_requests/4, the 2.4 wake-up batch
+//	batch_requests     read-only: nr_requests/4 (or Config.BatchRequests), the 2.4 wake-up batch
 //	nomerges           0, 1 or 2 (writing any other non-zero value means 1)
 //	max_sectors_kb     largest request, KiB (4..max_hw_sectors_kb; default 1280)
 //	max_hw_sectors_kb  read-only: 32767

@@ -17,6 +17,12 @@ type Config struct {
 	// NrRequests is the request pool per direction (Linux default 128,
 	// BLKDEV_MAX_RQ; minimum 4).
 	NrRequests int
+	// BatchRequests is batch_requests, the free count at which a release
+	// wakes sleepers (default 0: nr_requests/4, as Linux 2.4.18; at most
+	// nr_requests). Linux 2.4 split queue_nr_requests (128) in half
+	// between reads and writes but set the batch from the whole, so a
+	// 2.4.18 queue is NrRequests 64 with BatchRequests 32.
+	BatchRequests int
 	// Alloc is the request-allocation policy (default AllocFair).
 	Alloc AllocPolicy
 	// NoMerges is the nomerges tunable: 0 all merges, 1 one-hit cache
@@ -140,7 +146,10 @@ func New(dev Device, clk Clock, cfg Config) (*Queue, error) {
 		return nil, err
 	}
 	q := &Queue{clk: clk, dev: dev, cfg: cfg, elv: elv, hash: make(map[uint64]*Request)}
-	q.alloc.init(cfg.Alloc, cfg.NrRequests)
+	if cfg.BatchRequests < 0 {
+		return nil, fmt.Errorf("blkq: batch_requests %d: want 0 (nr_requests/4) or more", cfg.BatchRequests)
+	}
+	q.alloc.init(cfg.Alloc, cfg.NrRequests, cfg.BatchRequests)
 	if cfg.LockHoldTiming || cfg.LockHoldCPU {
 		q.hold = lockstat.New(cfg.LockHoldCPU)
 	}

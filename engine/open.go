@@ -105,7 +105,7 @@ func (r *runner) openQueue(capacity int64, direct bool) error {
 	default:
 		return fmt.Errorf("unknown device %q: want sim:hdd, sim:ssd, null or file:PATH", r.opt.Device)
 	}
-	cfg := blkq.Config{Scheduler: r.opt.Scheduler, NrRequests: r.opt.NrRequests, NoMerges: r.opt.NoMerges}
+	cfg := blkq.Config{Scheduler: r.opt.Scheduler, NrRequests: r.opt.NrRequests, BatchRequests: r.opt.BatchRequests, NoMerges: r.opt.NoMerges}
 	if r.opt.Alloc != "" {
 		p, ok := blkq.AllocPolicyByName(r.opt.Alloc)
 		if !ok {

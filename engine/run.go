@@ -29,6 +29,9 @@ type Options struct {
 	NrRequests int
 	NoMerges   int
 	Alloc      string
+	// BatchRequests is the queue's batch_requests (default 0:
+	// NrRequests/4); see blkq.Config.BatchRequests.
+	BatchRequests int
 	// Seed seeds every random choice of a simulated run (default 1).
 	Seed uint64
 	// SizeCap caps every job's size, filesize and io_size, in bytes (0: none).

@@ -15,6 +15,7 @@ type allocFigures struct {
 	jain              float64 // of per-job throughput
 	mbps              float64 // total throughput, MB/s
 	tasks             int
+	runMs             float64 // the run's length, ms
 }
 
 func figures(o *Outcome) allocFigures {
@@ -45,6 +46,7 @@ func figures(o *Outcome) allocFigures {
 		runtime = max(runtime, float64(js.Runtime)/1e9)
 	}
 	f.tasks = len(o.Result.Run.Jobs)
+	f.runMs = float64(o.Result.Elapsed) / 1e6
 	f.jain = report.JainIndex(bw)
 	if runtime > 0 {
 		f.mbps = bytes / runtime / 1e6
