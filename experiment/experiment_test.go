@@ -71,7 +71,8 @@ func TestReproducedDirections(t *testing.T) {
 // TestPassoversWriteback: the 20 streaming writers of the passovers
 // experiment write through the page cache, so the writers themselves
 // write back (balance_dirty) as well as the flusher; the wait histogram
-// accounts for every request wait; both readers complete reads.
+// accounts for every request wait; both readers complete reads; with 1024
+// requests the writes merge into larger requests and reads wait longer.
 func TestPassoversWriteback(t *testing.T) {
 	e, _ := Get("passovers")
 	outs, _, err := Run(e, Options{Seed: 1, Scale: 0.1})
@@ -94,6 +95,13 @@ func TestPassoversWriteback(t *testing.T) {
 		if f.readerMax <= 0 || f.writerMBps <= 0 {
 			t.Fatalf("%s: reader max %.2f ms, writer %.2f MB/s", o.Config.Name, f.readerMax, f.writerMBps)
 		}
+	}
+	// More requests let more of the writers' pages merge before dispatch
+	// (the 2003 argument), and leave more writes queued ahead of reads.
+	s128, s1024 := passoverFigs(outs[0]), passoverFigs(outs[1])
+	if s1024.avgRequestKiB <= s128.avgRequestKiB || s1024.readerP99 <= s128.readerP99 {
+		t.Errorf("stock, 1024 vs 128 requests: write requests %.1f vs %.1f KiB, reader p99 %.0f vs %.0f ms: want both larger",
+			s1024.avgRequestKiB, s128.avgRequestKiB, s1024.readerP99, s128.readerP99)
 	}
 }
 
