@@ -296,6 +296,7 @@ func (c *Cache) markDirty(b *buffer) {
 	b.dirty = true
 	b.gen = c.gen
 	c.nrDirty++
+	c.st.MaxDirty = max(c.st.MaxDirty, c.nrDirty)
 	b.node.moveTo(&c.dirty)
 }
 
@@ -442,6 +443,7 @@ type Stats struct {
 
 	// Counters.
 	Hits, Misses    int64 // page lookups that found / did not find a buffer
+	MaxDirty        int   // most dirty buffers at once
 	PagesRead       int64 // pages read from the device
 	WrittenFlusher  int64 // pages written back by the background flusher
 	WrittenThrottle int64 // pages written back by throttled writers

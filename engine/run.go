@@ -154,12 +154,15 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	stopProgress := r.progress()
 	r.exec.Run()
 	stopProgress()
+	var cacheStats *bcache.Stats
 	if r.cache != nil {
 		// Write back everything (the run's end includes it); then the
 		// check below reads the file through the queue, past the cache.
 		if err := r.cache.Close(); err != nil {
 			return nil, fmt.Errorf("buffer cache write-back: %w", err)
 		}
+		st := r.cache.Stats()
+		cacheStats = &st
 	}
 	end := r.exec.Now()
 	if err := r.checkInvariants(); err != nil {
@@ -172,6 +175,15 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	if r.sc != nil {
 		st := r.sc.st
 		res.PageCache = &st
+		res.Run.PageCache = &report.PageCacheStats{WrittenFlusher: st.WrittenFlusher, WrittenThrottle: st.WrittenThrottle,
+			WrittenSync: st.WrittenSync, Throttled: st.Throttled, ReadHits: st.ReadHits, MaxDirty: st.MaxDirty,
+			Background: r.sc.bgThresh, Hard: r.sc.hdThresh}
+	}
+	if cacheStats != nil {
+		st := cacheStats
+		res.Run.PageCache = &report.PageCacheStats{WrittenFlusher: st.WrittenFlusher, WrittenThrottle: st.WrittenThrottle,
+			WrittenSync: st.WrittenSync, Throttled: st.Throttled, ReadHits: st.Hits, MaxDirty: st.MaxDirty,
+			Background: st.Background, Hard: st.Hard}
 	}
 	if r.data != nil {
 		n, err := r.data.verify(r.q)

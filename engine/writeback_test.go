@@ -27,6 +27,9 @@ func TestSimWritebackEndFsync(t *testing.T) {
 	if pc.WrittenFlusher+pc.WrittenThrottle+pc.WrittenSync != pages {
 		t.Fatalf("write-back %+v does not add up to %d pages", *pc, pages)
 	}
+	if rp := res.Run.PageCache; rp == nil || rp.WrittenFlusher != pc.WrittenFlusher || rp.WrittenThrottle != pc.WrittenThrottle || rp.WrittenSync != pc.WrittenSync {
+		t.Fatalf("report's page cache %+v, engine's %+v", rp, *pc)
+	}
 	if pc.WrittenFlusher == 0 || pc.WrittenThrottle == 0 || pc.Throttled == 0 {
 		t.Fatalf("want both the flusher and throttled writers to write back: %+v", *pc)
 	}

@@ -21,7 +21,10 @@ const jsonEta = 2147483647
 //   - after "disk_util", a top-level "blkq_groups" array, one object per
 //     group in ascending id order: groupid, jobs, group_reporting,
 //     jain_index, job_bw_bytes (each job's throughput, bytes/s);
-//   - "blkq_ignored": the [Run.Ignored] notes, when there are any.
+//   - "blkq_ignored": the [Run.Ignored] notes, when there are any;
+//   - "blkq_page_cache": the [Run.PageCache] figures, when there are any:
+//     written_flusher, written_throttle, written_sync, throttled,
+//     read_hits, max_dirty, background, hard (pages of 4 KiB).
 //
 // As in fio, "global options" and a job's "job options" are left out when
 // empty, so is "disk_util" when there are no disks, and "desc" when a job
@@ -222,6 +225,18 @@ func runJSON(r *Run) *jobj {
 			ig = append(ig, s)
 		}
 		root.add("blkq_ignored", ig)
+	}
+	if pc := r.PageCache; pc != nil {
+		o := &jobj{}
+		o.add("written_flusher", pc.WrittenFlusher)
+		o.add("written_throttle", pc.WrittenThrottle)
+		o.add("written_sync", pc.WrittenSync)
+		o.add("throttled", pc.Throttled)
+		o.add("read_hits", pc.ReadHits)
+		o.add("max_dirty", pc.MaxDirty)
+		o.add("background", pc.Background)
+		o.add("hard", pc.Hard)
+		root.add("blkq_page_cache", o)
 	}
 	return root
 }

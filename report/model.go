@@ -306,8 +306,25 @@ type Run struct {
 	GroupReporting map[int]bool
 	// Disks are the disks whose counters are reported.
 	Disks []DiskStats
+	// PageCache is the write-back of buffered (direct=0) jobs, when there
+	// were any: it is not in the jobs' blkq lines, because write-back
+	// submitted by the flusher (and, on sim devices, a throttled writer's
+	// batch of other jobs' pages) is nobody's job's I/O.
+	PageCache *PageCacheStats
 	// Ignored are notes about job-file options blkq accepted but ignored;
 	// each is printed as a "blkq: <note>" line after "Starting N
 	// processes" and listed in JSON "blkq_ignored".
 	Ignored []string
+}
+
+// PageCacheStats is the page cache's write-back over a run, in 4 KiB pages.
+type PageCacheStats struct {
+	WrittenFlusher  int64 // pages written back by the background flusher
+	WrittenThrottle int64 // pages written back by writers over the hard threshold
+	WrittenSync     int64 // pages written back by fsync/fdatasync/end_fsync
+	Throttled       int64 // writes that had to write back themselves
+	ReadHits        int64 // buffered reads served from the cache
+	MaxDirty        int   // most dirty pages at once
+	Background      int   // background threshold, pages
+	Hard            int   // hard threshold, pages
 }

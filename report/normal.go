@@ -107,6 +107,12 @@ func writeNormal(w *bufio.Writer, r *Run) {
 				d.ReadTicks, d.WriteTicks, d.InQueue, fin(d.Util))
 		}
 	}
+	if pc := r.PageCache; pc != nil {
+		w.WriteString("\nblkq page cache (buffered jobs; pages of 4 KiB):\n")
+		fmt.Fprintf(w, "  written back: flusher=%d, throttled writers=%d, syncs=%d; throttled writes=%d, read hits=%d\n",
+			pc.WrittenFlusher, pc.WrittenThrottle, pc.WrittenSync, pc.Throttled, pc.ReadHits)
+		fmt.Fprintf(w, "  dirty: max=%d, background threshold=%d, hard threshold=%d\n", pc.MaxDirty, pc.Background, pc.Hard)
+	}
 }
 
 // writeJobHeader writes the "name: (g=0): rw=..., bs=..." line printed when
