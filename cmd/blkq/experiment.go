@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"blkq"
@@ -35,8 +36,10 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(rest) != 1 {
-		fs.Usage()
-		return fmt.Errorf("want one experiment name or \"list\"")
+		return fmt.Errorf("want one experiment name or \"list\", got %d arguments (blkq experiment -h)", len(rest))
+	}
+	if *format != "normal" && *format != "json" {
+		return fmt.Errorf("--output-format=%s: want normal or json", *format)
 	}
 	if rest[0] == "list" {
 		for _, e := range experiment.List() {
@@ -52,8 +55,14 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--scale=%v: want a positive number", *scale)
 	}
 	if *printJobs {
-		fmt.Fprint(stdout, e.Jobs(*scale))
+		printExperimentJobs(stdout, e, *scale)
 		return nil
+	}
+	if *plotDir != "" {
+		// Fail before the run, not after it.
+		if err := os.MkdirAll(*plotDir, 0o755); err != nil {
+			return fmt.Errorf("--plot: %w", err)
+		}
 	}
 	eo := experiment.Options{Seed: *seed, Scale: *scale}
 	if *tracePrefix != "" {
@@ -105,4 +114,27 @@ func traceSafe(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// printExperimentJobs prints each distinct job file e runs, headed by the
+// configurations that run it.
+func printExperimentJobs(w io.Writer, e *experiment.Experiment, scale float64) {
+	var srcs []string
+	users := map[string][]string{}
+	for _, c := range e.Configs {
+		src := e.Jobs(scale)
+		if c.Jobs != nil {
+			src = c.Jobs(scale)
+		}
+		if _, ok := users[src]; !ok {
+			srcs = append(srcs, src)
+		}
+		users[src] = append(users[src], c.Name)
+	}
+	for i, src := range srcs {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "; blkq experiment %s, configurations: %s\n%s", e.Name, strings.Join(users[src], "; "), src)
+	}
 }

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"blkq"
@@ -128,7 +131,10 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 	lat := report.NewLatency()
 	next := time.Now().Add(*interval)
 	end := time.Now().Add(*duration)
-	for time.Now().Before(end) {
+	// Ctrl-C ends the measurement early; the scratch file is still removed.
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	for time.Now().Before(end) && ctx.Err() == nil {
 		time.Sleep(time.Until(next))
 		late := time.Since(next)
 		lat.Record(max(int64(late), 1))
@@ -153,14 +159,19 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 	lockLine(stdout, "queue lock", qs)
 	lockLine(stdout, "buffer cache lock", st.Lock)
 	lockLine(stdout, "control", control.Stats())
-	fmt.Fprintln(stdout, "histogram of wake-up latency (µs: count):")
-	for _, b := range []int64{10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000} {
-		n := 0.0
-		if lat.Count() > 0 {
-			n = float64(lat.Count()) * lat.PercentAbove(b*1000) / 100
+	fmt.Fprintln(stdout, "histogram of wake-up latency (µs: samples in each range):")
+	above := func(us int64) float64 { // samples later than us µs
+		if lat.Count() == 0 {
+			return 0
 		}
-		fmt.Fprintf(stdout, "  > %5d: %.0f\n", b, n)
+		return float64(lat.Count()) * lat.PercentAbove(us*1000) / 100
 	}
+	lo := int64(0)
+	for _, hi := range []int64{10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000} {
+		fmt.Fprintf(stdout, "  %5d-%-5d: %.0f\n", lo, hi, above(lo)-above(hi))
+		lo = hi
+	}
+	fmt.Fprintf(stdout, "  > %-9d: %.0f\n", lo, above(lo))
 	return nil
 }
 
