@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"blkq/engine"
 	"blkq/report"
@@ -101,9 +102,6 @@ func analyzeTiobench(out []*Outcome) *Table {
 		l := maxLat[fmt.Sprintf("seq read, %d threads, legacy", n)]
 		f := maxLat[fmt.Sprintf("seq read, %d threads, fair", n)]
 		notes = append(notes, fmt.Sprintf("seq read, %d threads: max latency legacy %.0f ms vs fair %.0f ms (x%.1f; the issue asks >= 10x): %s", n, l, f, l/max(f, 1e-9), yesNo(l >= 10*f)))
-		if name := fmt.Sprintf("seq read, %d threads, fair", n); f >= 0.9*runMs[name] {
-			notes = append(notes, fmt.Sprintf("seq read, %d threads: under fair a read waited %.0f%% of the run. Running readers took requests as fast as they were freed, keeping the free count between 0 and batch_requests, so the sleepers' wake-up never came: the steady state Andrew Morton granted to Suparna Bhattacharya could happen (2002 thread, reply on incoming vs outgoing tasks). Fair's read-ahead rule (fail below batch_requests) leaves the running readers needing few requests, which is what lets their rate match the freeing rate.", n, 100*f/runMs[name]))
-		}
 	}
 	for _, load := range []string{"seq write buffered", "rand write buffered"} {
 		for _, n := range tiobenchThreads {
@@ -112,11 +110,24 @@ func analyzeTiobench(out []*Outcome) *Table {
 			}
 			l := maxLat[fmt.Sprintf("%s, %d threads, legacy", load, n)]
 			f := maxLat[fmt.Sprintf("%s, %d threads, fair", load, n)]
-			notes = append(notes, fmt.Sprintf("%s, %d threads: max latency legacy %.0f ms vs fair %.0f ms (x%.1f; not a 2002 figure: writes through the page cache, where throttled threads write back and sleep for requests)", load, n, l, f, l/max(f, 1e-9)))
+			notes = append(notes, fmt.Sprintf("%s, %d threads: max latency legacy %.0f ms vs fair %.0f ms (x%.1f)", load, n, l, f, l/max(f, 1e-9)))
 		}
 	}
 	sort.Strings(notes)
-	t.Notes = append([]string{"Reported in 2002 (sequential reads, maximum latency): 32 threads 193,590 ms before the fix vs 7,032 ms after; 128 threads 572,551 ms vs 7,939 ms."}, notes...)
+	var stuck []string
+	for _, o := range out {
+		if n := o.Config.Name; maxLat[n] >= 0.9*runMs[n] {
+			stuck = append(stuck, n)
+		}
+	}
+	t.Notes = append([]string{
+		"Reported in 2002 (rwhron's tiobench, maximum latency): sequential reads, 32 threads 193,590 ms before the fix vs 7,032 ms after, 128 threads 572,551 vs 7,939 ms; random reads, 128 threads 53,372 vs 4,710 ms; sequential writes (buffered), 32 threads 33,678 vs 39,605 ms and 128 threads 60,494 vs 69,740 ms: the fix did not shorten the writes' worst waits."},
+		notes...)
+	if len(stuck) > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("In %d runs a thread waited 90%% of the run or more, under both policies alike: %s. "+
+			"Once the pool is exhausted, each running thread holds about one request and takes the next free one as soon as its I/O completes; a request freed is taken again before the free count can climb to batch_requests, and both policies wake sleepers only at batch_requests, so the sleepers' wake-up never comes: the steady state Andrew Morton conceded to Suparna Bhattacharya in the 2002 thread (a rate of taking equal to the rate of freeing). Delaying each thread's next submission by the scheduler's 0-2 ms after completion changes nothing (tried): no one else takes the request meanwhile. It is what keeps the legacy-vs-fair difference of 2002 from showing here.",
+			len(stuck), strings.Join(stuck, "; ")))
+	}
 	return t
 }
 
