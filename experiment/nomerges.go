@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"blkq"
@@ -116,7 +117,14 @@ func abs(v float64) float64 { return max(v, -v) }
 // only ever errs upwards, and taking turns spreads a burst of someone
 // else's load over all the settings.
 func nullNsPerIO(settings []int, sequential bool) []float64 {
+	key := fmt.Sprint(settings, sequential)
+	nsMu.Lock()
+	defer nsMu.Unlock()
+	if v, ok := nsMemo[key]; ok {
+		return v // the figures do not depend on seed or scale: measure once per process
+	}
 	best := make([]float64, len(settings))
+	defer func() { nsMemo[key] = best }()
 	for range 5 {
 		for i, nm := range settings {
 			ns := nullRun(nm, sequential)
@@ -127,6 +135,11 @@ func nullNsPerIO(settings []int, sequential bool) []float64 {
 	}
 	return best
 }
+
+var (
+	nsMu   sync.Mutex
+	nsMemo = map[string][]float64{}
+)
 
 // nullRun is one measurement of nullNsPerIO, ns per I/O.
 func nullRun(nomerges int, sequential bool) float64 {
