@@ -34,11 +34,11 @@ import (
 // clock (package lockstat). Neither is the code's alone on a shared
 // virtual machine: the OS deschedules holders (wall) and the hypervisor
 // steals CPU time that the guest still charges to the running thread
-// (CPU). So a control lock, taken and released by a goroutine of its own
-// under the same load around a fixed section shorter than the layer's typical
-// hold (64 rounds of an integer hash, a fraction of a µs), is timed the same
-// way: what it shows is the machine's floor, and the layer's locks are to
-// be read against it.
+// (CPU) or charges it kernel work done on the thread's time. So a control
+// lock, taken and released by a goroutine of its own under the same load,
+// about as often as the layer's locks, around a section of a few
+// nanoseconds of work, is timed the same way: what it shows is the
+// machine's floor, and the layer's locks are to be read against it.
 func cmdLatency(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("blkq latency", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -113,16 +113,15 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 				return
 			default:
 			}
-			mu.Lock()
-			control.Acquired()
-			for range 64 { // the fixed section
-				x ^= x << 13
+			for range 100 { // about as many holds per second as the layer's locks take
+				mu.Lock()
+				control.Acquired()
+				x ^= x << 13 // the fixed section: a few ns of work
 				x ^= x >> 7
-				x ^= x << 17
+				control.Released()
+				mu.Unlock()
 			}
-			control.Released()
-			mu.Unlock()
-			time.Sleep(20 * time.Microsecond)
+			time.Sleep(200 * time.Microsecond)
 			if x == 0 {
 				return // never: keeps the section from being optimised away
 			}
