@@ -63,7 +63,7 @@ func (ra *readahead) read(u *ioUnit) bool {
 	defer ra.topUp(s.hi)
 	if ra.covered(s) {
 		j := ra.j
-		j.r.exec.AfterFunc(0, func() { j.done(u, nil) })
+		j.r.exec.AfterFunc(copyTime(&u.bio), func() { j.done(u, nil) })
 		return true
 	}
 	for _, rb := range ra.flight {

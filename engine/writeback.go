@@ -18,8 +18,10 @@ import (
 // dirty and which are under write-back, and it follows bcache's policy
 // with bcache's constants, so that the two agree:
 //
-//   - A buffered write dirties its pages and completes at once (the copy
-//     into the page cache costs no virtual time). Dirty pages sit on one
+//   - A buffered write dirties its pages and completes after the copy into
+//     the page cache (CopyNsPerKiB of virtual time per KiB: a job that
+//     rewrites a file smaller than the dirty limits never waits for the
+//     disk, and its time must still pass). Dirty pages sit on one
 //     list in the order they were first dirtied, whoever dirtied them: 20
 //     streaming writers' buffers end up mixed together on it, as in the
 //     2003 "io stalls" thread.
@@ -116,6 +118,16 @@ func newSimCache(r *runner) *simCache {
 	return c
 }
 
+// CopyNsPerKiB is the virtual time a buffered read or write that the page
+// cache serves takes per KiB: the copy between the user's buffer and the
+// cache, 250 ns per KiB (4 GB/s, about 1 µs per 4 KiB page).
+const CopyNsPerKiB = 250
+
+// copyTime is the copy time of b's data.
+func copyTime(b *blkq.Bio) time.Duration {
+	return time.Duration(b.Bytes() * CopyNsPerKiB >> 10)
+}
+
 // pageRange returns the pages a bio covers.
 func pageRange(b *blkq.Bio) (first, last int64) {
 	const spp = bcache.PageSize >> blkq.SectorShift
@@ -144,7 +156,7 @@ func (c *simCache) write(j *job, u *ioUnit) {
 		c.kickFlusher()
 	}
 	if c.nrDirty+c.nrWB <= c.hdThresh {
-		j.r.exec.AfterFunc(0, func() { j.done(u, nil) })
+		j.r.exec.AfterFunc(copyTime(&u.bio), func() { j.done(u, nil) })
 		return
 	}
 	c.st.Throttled++
@@ -165,7 +177,7 @@ func (c *simCache) read(j *job, u *ioUnit) bool {
 		}
 	}
 	c.st.ReadHits++
-	j.r.exec.AfterFunc(0, func() { j.done(u, nil) })
+	j.r.exec.AfterFunc(copyTime(&u.bio), func() { j.done(u, nil) })
 	return true
 }
 
