@@ -39,7 +39,7 @@ func init() {
 			t := wakeTable(out)
 			for i := 0; i+1 < len(out); i += 2 {
 				one, all := figures(out[i]), figures(out[i+1])
-				t.Notes = append(t.Notes, fmt.Sprintf("%s: wake-ups, wake-one / wake-all = %.2f (the issue asks <= 0.60; 2002: wake-all's thundering herd): %s",
+				t.Notes = append(t.Notes, fmt.Sprintf("%s: wake-ups, wake-one / wake-all = %.2f (target <= 0.60; 2002: wake-all's thundering herd): %s",
 					writesOf(i), float64(one.wakeups)/float64(max(all.wakeups, 1)), yesNo(float64(one.wakeups) <= 0.6*float64(all.wakeups))))
 			}
 			return t
