@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 	"sync"
 
 	"blkq"
@@ -54,6 +55,10 @@ type Config struct {
 	// under-write-back pages make writers do write-back themselves
 	// (default 0.20).
 	DirtyRatio float64
+	// ReadAheadKB is how far ahead of a sequential reader the cache reads,
+	// in KiB (default 0: the queue's read_ahead_kb when the cache is made,
+	// Linux default 128; negative turns read-ahead off).
+	ReadAheadKB int
 	// CPUHoldTime also times each hold of the cache lock on the holder
 	// thread's CPU clock (two system calls per hold; see
 	// package lockstat).
@@ -107,6 +112,7 @@ type Cache struct {
 	flusherDone chan struct{}
 
 	hold *lockstat.Timer // cache lock hold times
+	ra   raState         // read-ahead streams; guarded by mu
 
 	// Test hooks, set before a Sync or Invalidate starts and read when it
 	// builds its walks: needResched is asked after every walk step whether
@@ -143,6 +149,12 @@ func New(q *blkq.Queue, cfg Config) (*Cache, error) {
 		flusherDone: make(chan struct{}),
 		hold:        lockstat.New(cfg.CPUHoldTime),
 	}
+	raKB := cfg.ReadAheadKB
+	if raKB == 0 {
+		v, _ := q.Attr("read_ahead_kb")
+		raKB, _ = strconv.Atoi(v)
+	}
+	c.ra.init(int64(max(raKB, 0)) * 1024 / PageSize)
 	for _, l := range []*blist{&c.clean, &c.dirty, &c.busy, &c.io} {
 		l.init()
 	}
@@ -394,6 +406,9 @@ func (c *Cache) rw(p []byte, off int64, write bool) (int, error) {
 		}
 		c.unlockBuffer(b)
 		c.unlock()
+		if !write {
+			c.readAhead(pg)
+		}
 		done += k
 		if write && (dirtied%WriteBatch == 0 || done == n) {
 			c.balanceDirty(dirtied)
@@ -442,22 +457,25 @@ type Stats struct {
 	Hard       int // hard threshold, pages (DirtyRatio × Capacity)
 
 	// Counters.
-	Hits, Misses    int64 // page lookups that found / did not find a buffer
-	MaxDirty        int   // most dirty buffers at once
-	PagesRead       int64 // pages read from the device
-	WrittenFlusher  int64 // pages written back by the background flusher
-	WrittenThrottle int64 // pages written back by throttled writers
-	WrittenSync     int64 // pages written back by Sync (and Close)
-	WriteErrors     int64 // page writes that failed
-	Throttled       int64 // WriteAt calls that did write-back themselves
-	Evictions       int64 // clean buffers dropped to make room
-	Overcommit      int64 // buffers added above Capacity for lack of an evictable one
-	Invalidated     int64 // clean buffers dropped by Invalidate
-	Syncs           int64 // Sync calls (including Close's)
-	BufferWaits     int64 // sleeps on a buffer lock
-	MovedAside      int64 // busy items moved aside by walks
-	WalkSteps       int64 // items visited by walks
-	WalkHolds       int64 // cache lock holds of walks
+	Hits, Misses     int64 // page lookups that found / did not find a buffer
+	MaxDirty         int   // most dirty buffers at once
+	ReadAheadPages   int64 // pages read ahead (read-ahead bios submitted)
+	ReadAheadDropped int64 // read-ahead bios the queue dropped under request pressure
+	ReadAheadErrors  int64 // read-ahead bios that failed otherwise
+	PagesRead        int64 // pages read from the device
+	WrittenFlusher   int64 // pages written back by the background flusher
+	WrittenThrottle  int64 // pages written back by throttled writers
+	WrittenSync      int64 // pages written back by Sync (and Close)
+	WriteErrors      int64 // page writes that failed
+	Throttled        int64 // WriteAt calls that did write-back themselves
+	Evictions        int64 // clean buffers dropped to make room
+	Overcommit       int64 // buffers added above Capacity for lack of an evictable one
+	Invalidated      int64 // clean buffers dropped by Invalidate
+	Syncs            int64 // Sync calls (including Close's)
+	BufferWaits      int64 // sleeps on a buffer lock
+	MovedAside       int64 // busy items moved aside by walks
+	WalkSteps        int64 // items visited by walks
+	WalkHolds        int64 // cache lock holds of walks
 
 	// Lock is the cache lock's hold times: on the wall clock always, on
 	// the holder's CPU clock if Config.CPUHoldTime is set.

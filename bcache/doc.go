@@ -82,9 +82,13 @@
 // it is still clean. Dirty buffers and buffers under write-back are kept;
 // BLKFLSBUF proper is Sync followed by Invalidate.
 //
+// Read-ahead (readahead.go): a read that continues a sequential stream reads
+// up to ReadAheadKB ahead with read-ahead bios that fail rather than sleep
+// under request pressure.
+//
 // Not yet: periodic write-back of old dirty buffers (kupdate's
-// dirty_expire), read-ahead, and per-device error state beyond "first
-// write-back error since the last Sync".
+// dirty_expire), and per-device error state beyond "first write-back error
+// since the last Sync".
 //
 // Instruments. Every hold of the cache lock is timed into an HdrHistogram
 // (Stats.Lock, package lockstat; optionally on the holder's CPU clock too), alongside counters of hits, reads,
