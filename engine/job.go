@@ -154,6 +154,7 @@ func (j *job) pump() {
 	q := j.r.q
 	plugged := false
 	submitted := 0
+issue:
 	for j.inflight < j.depth && !j.stopping && !j.drain {
 		if j.syncWanted {
 			if j.inflight > 0 {
@@ -190,39 +191,32 @@ func (j *job) pump() {
 		submitted++
 		j.st.submitDepth(j.inflight)
 		j.submitted++
-		if j.ra != nil && j.ra.read(u) {
-			u.queued = j.now() // served by read-ahead; done() follows once
-			continue
-		}
-		if c := j.r.cache; c != nil && !j.spec.Direct && io.dir != dirTrim {
-			j.cachedIO(c, u)
-			j.countForSync(io.dir)
-			continue
-		}
-		if c := j.r.sc; c != nil && !j.spec.Direct {
-			u.queued = j.now()
-			if io.dir == dirWrite {
-				c.write(j, u)
-				j.countForSync(io.dir)
-				if j.throttled {
-					break
-				}
-				continue
-			}
-			if io.dir == dirRead && c.read(j, u) {
-				continue
-			}
-		}
-		if !q.Enqueue(j.task, &u.bio) {
-			j.asleep = true
-			j.parked = u
-			break
-		}
-		if j.ra != nil {
-			j.ra.topUp(int64(u.bio.Sector)<<blkq.SectorShift + u.bio.Bytes())
-		}
+		// Served without a bio of its own (read-ahead, the page cache;
+		// done() follows once), or submitted to the queue.
 		u.queued = j.now()
+		switch {
+		case j.ra != nil && j.ra.read(u):
+		case j.r.cache != nil && !j.spec.Direct && io.dir != dirTrim:
+			j.cachedIO(j.r.cache, u)
+		case j.r.sc != nil && !j.spec.Direct && io.dir == dirWrite:
+			j.r.sc.write(j, u)
+		case j.r.sc != nil && !j.spec.Direct && io.dir == dirRead && j.r.sc.read(j, u):
+		default:
+			if !q.Enqueue(j.task, &u.bio) {
+				j.asleep = true
+				j.parked = u
+				j.countForSync(io.dir) // as on wake-up; its queued time is set then
+				break issue
+			}
+			if j.ra != nil {
+				j.ra.topUp(int64(u.bio.Sector)<<blkq.SectorShift + u.bio.Bytes())
+			}
+			u.queued = j.now()
+		}
 		j.countForSync(io.dir)
+		if j.throttled {
+			break // writing back for the page cache (balance_dirty)
+		}
 		if j.inflight >= j.depth && j.low < j.depth {
 			j.drain = true
 		}
@@ -445,6 +439,11 @@ func (j *job) done(u *ioUnit, err error) {
 		j.syncInFlight = false
 		if err == nil {
 			j.st.recordSync(u, now)
+		} else {
+			if j.err == nil {
+				j.err = err // fsync reports the write-back errors since the last one
+			}
+			j.stopping = true
 		}
 	case err == nil:
 		j.st.record(u, now)

@@ -174,6 +174,7 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	res.Run = r.report(end)
 	if r.sc != nil {
 		st := r.sc.st
+		st.DirtyAtEnd = r.sc.nrDirty
 		res.PageCache = &st
 		res.Run.PageCache = &report.PageCacheStats{WrittenFlusher: st.WrittenFlusher, WrittenThrottle: st.WrittenThrottle,
 			WrittenSync: st.WrittenSync, Throttled: st.Throttled, ReadHits: st.ReadHits, MaxDirty: st.MaxDirty,
@@ -196,6 +197,9 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 		if j.err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("job %s: %v", j.name, j.err))
 		}
+	}
+	if r.sc != nil && r.sc.err != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("page cache write-back failed (no fsync reported it): %v", r.sc.err))
 	}
 	return res, nil
 }

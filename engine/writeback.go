@@ -63,7 +63,7 @@ type simCache struct {
 	r        *runner
 	pages    map[int64]pageState // dirty or under write-back; clean pages are dropped
 	dirtyQ   []int64             // dirty pages, oldest first (never under write-back)
-	taken    int64               // pages ever taken from the head of dirtyQ
+	skip     map[int64]int       // entries of dirtyQ to skip, per page: taken out of turn by a sync
 	nrDirty  int
 	nrWB     int
 	bgThresh int // pages
@@ -90,6 +90,7 @@ type SimCacheStats struct {
 	Throttled       int64 // writes that had to write back a batch themselves
 	ReadHits        int64 // buffered reads served from dirty pages
 	MaxDirty        int   // most dirty pages at once
+	DirtyAtEnd      int   // pages left dirty when the run ended (fio leaves them without end_fsync)
 	Syncs           []SimSync
 }
 
@@ -112,7 +113,7 @@ func newSimCache(r *runner) *simCache {
 	if hard <= 0 {
 		hard = bcache.DefaultDirtyRatio
 	}
-	c := &simCache{r: r, pages: map[int64]pageState{},
+	c := &simCache{r: r, pages: map[int64]pageState{}, skip: map[int64]int{},
 		bgThresh: int(bg * float64(pages)), hdThresh: max(int(hard*float64(pages)), 1)}
 	c.flusher = newWBSubmitter(c, blkq.NewTask(simCachePID, simCacheName))
 	return c
@@ -182,21 +183,39 @@ func (c *simCache) read(j *job, u *ioUnit) bool {
 }
 
 // takeDirty takes up to n of the oldest dirty pages and marks them under
-// write-back.
+// write-back. Entries of pages a sync took directly are skipped.
 func (c *simCache) takeDirty(n int) []int64 {
-	n = min(n, len(c.dirtyQ))
-	pages := slices.Clone(c.dirtyQ[:n])
-	c.dirtyQ = c.dirtyQ[n:]
+	var pages []int64
+	i := 0
+	for ; i < len(c.dirtyQ) && len(pages) < n; i++ {
+		p := c.dirtyQ[i]
+		if k := c.skip[p]; k > 0 {
+			if k == 1 {
+				delete(c.skip, p)
+			} else {
+				c.skip[p] = k - 1
+			}
+			continue
+		}
+		pages = append(pages, p)
+		c.pages[p] = pageWriteback
+	}
+	c.dirtyQ = c.dirtyQ[i:]
 	if cap(c.dirtyQ) > 4096 && len(c.dirtyQ) < cap(c.dirtyQ)/4 {
 		c.dirtyQ = slices.Clone(c.dirtyQ) // let the consumed head go
 	}
-	c.taken += int64(n)
-	for _, p := range pages {
-		c.pages[p] = pageWriteback
-	}
-	c.nrDirty -= n
-	c.nrWB += n
+	c.nrDirty -= len(pages)
+	c.nrWB += len(pages)
 	return pages
+}
+
+// takePage takes page p, dirty and on dirtyQ, out of turn; its entry on
+// dirtyQ becomes one to skip.
+func (c *simCache) takePage(p int64) {
+	c.pages[p] = pageWriteback
+	c.skip[p]++
+	c.nrDirty--
+	c.nrWB++
 }
 
 // writeSome writes a batch of the oldest dirty pages as s's task and calls
@@ -209,7 +228,7 @@ func (c *simCache) writeSome(s *wbSubmitter, count *int64, done func()) {
 		return
 	}
 	*count += int64(len(pages))
-	s.start(pages, done, nil)
+	s.start(pages, 0, done, nil)
 }
 
 // kickFlusher starts the flusher if it is idle.
@@ -230,57 +249,108 @@ func (c *simCache) flushMore() {
 		return
 	}
 	pages := c.takeDirty(bcache.WriteBatch)
+	if len(pages) == 0 {
+		// Every dirty page is being written back (and was redirtied
+		// meanwhile): nothing to take until one of those writes ends,
+		// which kicks the flusher again.
+		c.flushing = false
+		c.maybeIdle()
+		return
+	}
 	c.st.WrittenFlusher += int64(len(pages))
-	c.flusher.start(pages, nil, func() {
+	c.flusher.start(pages, 0, nil, func() {
 		// The flusher yields between batches.
 		c.r.exec.AfterFunc(0, c.flushMore)
 	})
 }
 
-// simSync is one fsync: the pages it waits for and whether it has
-// submitted its share.
+// simSync is one fsync: the pages it must write and wait for.
 type simSync struct {
-	wait      map[int64]bool
-	endSeq    int64 // dirtyQ entries before this were dirty at the call
-	submitted bool
-	done      func(error)
-	fig       SimSync
+	j       *job
+	todo    []int64        // pages of j's files dirty at the call, to write
+	rewrite map[int64]bool // pages redirtied under write-back at the call: written again when that ends
+	pending []int64        // such pages, now dirty again, to write
+	wait    map[int64]bool // pages to see written back
+	busy    bool           // its submitter is in use
+	done    func(error)
+	fig     SimSync
 }
 
-// sync writes the pages dirty at the call, as j's task, and calls done
-// when every page dirty or under write-back at the call is clean.
+// sync is fsync on j's files: it writes, as j's task, the pages of those
+// files dirty at the call (a page then under write-back and redirtied is
+// written again once that write ends) and waits until every page of them
+// that was dirty or under write-back at the call has been written, then
+// flushes the device. It never writes a page that was clean at the call.
 func (c *simCache) sync(j *job, done func(error)) {
-	s := &simSync{wait: make(map[int64]bool, len(c.pages)), endSeq: c.taken + int64(len(c.dirtyQ)), done: done}
-	for p := range c.pages {
+	s := &simSync{j: j, rewrite: map[int64]bool{}, wait: map[int64]bool{}, done: done}
+	for p, st := range c.pages {
+		if !j.ownsPage(p) {
+			continue
+		}
 		s.wait[p] = true
+		switch st {
+		case pageDirty:
+			s.todo = append(s.todo, p)
+		case pageDirty | pageWriteback:
+			s.rewrite[p] = true
+		}
 	}
-	s.fig = SimSync{DirtyAtCall: c.nrDirty, Waited: len(s.wait)}
+	slices.Sort(s.todo)
+	s.fig = SimSync{DirtyAtCall: len(s.todo) + len(s.rewrite), Waited: len(s.wait)}
 	c.syncs = append(c.syncs, s)
-	c.syncMore(j, s)
+	c.syncMore(s)
 }
 
-func (c *simCache) syncMore(j *job, s *simSync) {
-	if n := s.endSeq - c.taken; n > 0 {
-		pages := c.takeDirty(int(min(n, bcache.WriteBatch)))
-		c.st.WrittenSync += int64(len(pages))
-		s.fig.Written += len(pages)
-		j.writeback().start(pages, nil, func() { c.syncMore(j, s) })
+// syncMore writes the sync's next batch of pages, or, with nothing left
+// to write, checks whether it is done.
+func (c *simCache) syncMore(s *simSync) {
+	if s.busy {
 		return
 	}
-	s.submitted = true
+	var batch []int64
+	for len(batch) < bcache.WriteBatch && (len(s.todo) > 0 || len(s.pending) > 0) {
+		var p int64
+		if len(s.todo) > 0 {
+			p, s.todo = s.todo[0], s.todo[1:]
+		} else {
+			p, s.pending = s.pending[0], s.pending[1:]
+		}
+		if c.pages[p] == pageDirty { // else someone else is writing it: wait covers it
+			c.takePage(p)
+			batch = append(batch, p)
+		}
+	}
+	if len(batch) > 0 {
+		c.st.WrittenSync += int64(len(batch))
+		s.fig.Written += len(batch)
+		s.busy = true
+		s.j.writeback().start(batch, blkq.FlagSync, nil, func() {
+			s.busy = false
+			c.syncMore(s)
+		})
+		return
+	}
 	c.syncCheck(s)
 }
 
-// syncCheck ends s once its pages are clean.
+// syncCheck ends s once its pages are written: it flushes the device
+// (fsync's cache flush) and reports the first write-back error since the
+// last sync.
 func (c *simCache) syncCheck(s *simSync) {
-	if !s.submitted || len(s.wait) > 0 {
+	if s.busy || len(s.todo) > 0 || len(s.pending) > 0 || len(s.rewrite) > 0 || len(s.wait) > 0 {
 		return
 	}
 	c.syncs = slices.DeleteFunc(c.syncs, func(x *simSync) bool { return x == s })
 	c.st.Syncs = append(c.st.Syncs, s.fig)
-	err := c.err
-	c.err = nil
-	s.done(err)
+	s.busy = true
+	s.j.writeback().flush(func(ferr error) {
+		err := c.err
+		c.err = nil
+		if err == nil {
+			err = ferr
+		}
+		s.done(err)
+	})
 }
 
 // endWrite handles the end of page p's write-back.
@@ -296,7 +366,14 @@ func (c *simCache) endWrite(p int64, err error) {
 		delete(c.pages, p)
 	}
 	for _, s := range slices.Clone(c.syncs) {
-		if s.wait[p] {
+		switch {
+		case s.rewrite[p]:
+			// The write that ended began before the sync: the page's
+			// newer data, dirty at the call, is still to be written.
+			delete(s.rewrite, p)
+			s.pending = append(s.pending, p)
+			c.r.exec.AfterFunc(0, func() { c.syncMore(s) })
+		case s.wait[p]:
 			delete(s.wait, p)
 			c.syncCheck(s)
 		}
@@ -342,10 +419,11 @@ type wbSubmitter struct {
 
 // wbBio is one page's write-back bio.
 type wbBio struct {
-	bio   blkq.Bio
-	page  int64
-	c     *simCache
-	batch *wbBatch
+	bio     blkq.Bio
+	page    int64 // -1 for a flush
+	c       *simCache
+	batch   *wbBatch
+	flushed func(error) // a flush's completion
 }
 
 // wbBatch calls done when all its bios have ended.
@@ -368,21 +446,38 @@ func newWBSubmitter(c *simCache, t *blkq.Task) *wbSubmitter {
 	return s
 }
 
-// start submits one page write per page, sorted so that neighbours merge
-// under the plug; done (if set) runs when they have all been written,
-// submitted (if set) once they have all been submitted.
-func (s *wbSubmitter) start(pages []int64, done, submitted func()) {
+// start submits one page write per page with flags, sorted so that
+// neighbours merge under the plug; done (if set) runs when they have all
+// been written, submitted (if set) once they have all been submitted. A
+// last page that the device's end cuts short is written up to the end.
+func (s *wbSubmitter) start(pages []int64, flags blkq.Flags, done, submitted func()) {
+	const spp = bcache.PageSize >> blkq.SectorShift
 	slices.Sort(pages)
 	b := &wbBatch{left: len(pages), done: done}
 	s.batch = s.batch[:0]
+	capacity := s.c.r.dev.Capacity()
 	for _, p := range pages {
 		wb := &wbBio{page: p, c: s.c, batch: b}
-		wb.bio = blkq.Bio{Op: blkq.OpWrite, Sector: uint64(p) * (bcache.PageSize >> blkq.SectorShift),
-			Sectors: bcache.PageSize >> blkq.SectorShift, Private: wb, EndIO: wbEndIO}
+		sector := uint64(p) * spp
+		n := uint32(min(spp, capacity-min(sector, capacity)))
+		wb.bio = blkq.Bio{Op: blkq.OpWrite, Flags: flags, Sector: sector, Sectors: n, Private: wb, EndIO: wbEndIO}
 		s.batch = append(s.batch, wb)
 	}
 	s.next = 0
 	s.submitted = submitted
+	s.push()
+}
+
+// flush sends a cache flush (fsync's) as s's task and calls done with its
+// result.
+func (s *wbSubmitter) flush(done func(error)) {
+	b := &wbBatch{left: 1}
+	wb := &wbBio{page: -1, c: s.c, batch: b}
+	wb.bio = blkq.Bio{Op: blkq.OpFlush, Flags: blkq.FlagSync, Private: wb, EndIO: wbEndIO}
+	wb.flushed = done
+	s.batch = append(s.batch[:0], wb)
+	s.next = 0
+	s.submitted = nil
 	s.push()
 }
 
@@ -418,6 +513,10 @@ func wbEndIO(b *blkq.Bio, err error) {
 	wb := b.Private.(*wbBio)
 	c := wb.c
 	c.ended++
+	if wb.page < 0 {
+		wb.flushed(err)
+		return
+	}
 	wb.batch.left--
 	c.endWrite(wb.page, err)
 	if wb.batch.left == 0 && wb.batch.done != nil {
@@ -433,4 +532,15 @@ func (r *runner) wakeDelay() time.Duration {
 		d += time.Duration(r.wakeRNG.Int64N(int64(jit)))
 	}
 	return d
+}
+
+// ownsPage reports whether page p lies in one of j's files.
+func (j *job) ownsPage(p int64) bool {
+	lo := p * bcache.PageSize
+	for _, f := range j.gen.files {
+		if lo < f.base+f.size && lo+bcache.PageSize > f.base {
+			return true
+		}
+	}
+	return false
 }

@@ -94,3 +94,58 @@ func TestSimWritebackSmallFileTimeBased(t *testing.T) {
 		t.Fatalf("runtime %d ns, %d writes", js.Runtime, js.Write.IOs)
 	}
 }
+
+// TestSimWritebackFsyncRedirtied: a random writer rewrites a 10 MiB file
+// ten times over; pages under write-back are redirtied, and end_fsync
+// must write their newer data too: nothing is left dirty, the sync wrote
+// every page dirty at its call, and it ended with a cache flush.
+func TestSimWritebackFsyncRedirtied(t *testing.T) {
+	res := run(t, "[w]\nioengine=psync\ndirect=0\nrw=randwrite\nbs=4k\nsize=10m\nio_size=100m\nend_fsync=1\n", Options{})
+	pc := res.PageCache
+	if pc.DirtyAtEnd != 0 {
+		t.Fatalf("%d pages left dirty after end_fsync", pc.DirtyAtEnd)
+	}
+	last := pc.Syncs[len(pc.Syncs)-1]
+	if last.Written != last.DirtyAtCall {
+		t.Fatalf("end_fsync wrote %d of the %d pages dirty at its call", last.Written, last.DirtyAtCall)
+	}
+	if res.Disk.IOs[blkq.OpFlush] != 1 {
+		t.Fatalf("%d flushes, want end_fsync's one", res.Disk.IOs[blkq.OpFlush])
+	}
+}
+
+// TestSimWritebackFsyncPerFile: fsync is per file. A job with fsync=16 on
+// a 64 KiB file beside a heavy writer on another file writes only its own
+// pages (at most its file's 16) at each sync.
+func TestSimWritebackFsyncPerFile(t *testing.T) {
+	res := run(t, "[global]\nioengine=psync\ndirect=0\nbs=4k\n[a]\nfilename=fa\nrw=write\nsize=12m\n[b]\nfilename=fb\nrw=randwrite\nsize=64k\nio_size=1m\nfsync=16\n", Options{})
+	pc := res.PageCache
+	if len(pc.Syncs) != 16 {
+		t.Fatalf("%d syncs, want 16", len(pc.Syncs))
+	}
+	for i, s := range pc.Syncs {
+		if s.Written > 16 || s.Waited > 16 {
+			t.Fatalf("sync %d wrote %d and waited for %d pages: want only job b's (at most 16)", i, s.Written, s.Waited)
+		}
+	}
+}
+
+// TestSimWritebackSharedFileManyWriters: 100 writers on one shared file
+// redirty each other's pages while they are under write-back, so at times
+// every dirty page is being written: the flusher must idle then, not spin
+// (this hung), and the run must end.
+func TestSimWritebackSharedFileManyWriters(t *testing.T) {
+	res := run(t, "[w]\nrw=write\nbs=64k\nsize=16m\ndirect=0\nioengine=psync\nnumjobs=100\nfilename=shared\n", Options{})
+	if res.PageCache.WrittenFlusher == 0 {
+		t.Fatal("no write-back")
+	}
+}
+
+// TestSimWritebackThinktimeAsync: a buffered libaio writer still thinks
+// between writes (1 ms after each of 256 writes of 1 µs).
+func TestSimWritebackThinktimeAsync(t *testing.T) {
+	res := run(t, "[w]\ndirect=0\nsize=1m\nbs=4k\nrw=write\nioengine=libaio\niodepth=4\nthinktime=1000\n", Options{})
+	if rt := res.Run.Jobs[0].Runtime; rt < 256e6 || rt > 257e6 {
+		t.Fatalf("runtime %d ns, want about 256 ms of thinking", rt)
+	}
+}
