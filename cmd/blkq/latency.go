@@ -60,6 +60,9 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 	if *interval <= 0 || *duration <= 0 || *writers < 0 {
 		return fmt.Errorf("--interval, --duration must be positive and --writers not negative")
 	}
+	if *interval >= *duration {
+		return fmt.Errorf("--interval=%v: want it shorter than --duration=%v", *interval, *duration)
+	}
 	path := filepath.Join(*dir, fmt.Sprintf("blkq-latency-%d", os.Getpid()))
 	defer os.Remove(path)
 	const fileSize = 256 << 20
@@ -134,7 +137,13 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 	for time.Now().Before(end) && ctx.Err() == nil {
-		time.Sleep(time.Until(next))
+		select { // interruptible, for Ctrl-C
+		case <-time.After(time.Until(next)):
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
 		late := time.Since(next)
 		lat.Record(max(int64(late), 1))
 		next = next.Add(*interval)
@@ -148,6 +157,10 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 	if err := cache.Close(); err != nil {
 		return err
 	}
+	// Done with the scratch file: remove it before printing, so that a
+	// reader that stops early (| head) does not leave it behind.
+	dev.Close()
+	os.Remove(path)
 	us := func(ns int64) float64 { return float64(ns) / 1e3 }
 	fmt.Fprintf(stdout, "blkq latency: %d samples at %v, %d writers, %.1f MB written through the buffer cache\n",
 		lat.Count(), *interval, *writers, float64(written.Load())/1e6)
