@@ -200,3 +200,13 @@ func TestBufferedFsync(t *testing.T) {
 		t.Fatal("nothing verified")
 	}
 }
+
+// TestSequentialBSSplitStopsAtSize: a sequential writer with bssplit ends
+// exactly at size: the last block is cut to what is left instead of
+// wrapping to the start of the file.
+func TestSequentialBSSplitStopsAtSize(t *testing.T) {
+	res := run(t, "[w]\nrw=write\nbssplit=4k/50:64k/50\nsize=8m\ndirect=1\n", Options{})
+	if w := res.Run.Jobs[0].Write.Bytes; w != 8<<20 {
+		t.Fatalf("wrote %d bytes, want exactly 8 MiB", w)
+	}
+}

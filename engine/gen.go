@@ -182,7 +182,10 @@ func (g *generator) seqOffset(f *fileRegion, d ioDir, bs int64) (int64, bool) {
 	j := g.job
 	wrapped := false
 	off := f.pos[d]
-	if off < 0 || off+bs > f.size {
+	// Wrap only when nothing is left: a block that does not fit in what
+	// is left is cut to it (pick), as fio picks a block that fits,
+	// rather than wrapping past the region's end.
+	if off < 0 || off >= f.size || (off+bs > f.size && j.RWModifier != 0) {
 		wrapped = true
 		if j.RWModifier < 0 {
 			off = (f.size - bs) / bs * bs
