@@ -29,6 +29,9 @@ type Experiment struct {
 	// Analyze builds the comparison table from one outcome per config,
 	// in Configs order.
 	Analyze func(out []*Outcome) *Table
+	// PlotGroup, if set, names the group of a configuration: --plot draws
+	// one set of pictures per group (for experiments with many).
+	PlotGroup func(config string) string
 }
 
 // Config is one configuration an experiment's jobs run under.

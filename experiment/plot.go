@@ -44,13 +44,32 @@ func Plot(dir string, e *Experiment, outs []*Outcome) ([]string, error) {
 		{"latency-cdf", latencyCDFFigure},
 		{"throughput", throughputFigure},
 	}
-	var written []string
-	for _, f := range figs {
-		path := filepath.Join(dir, fileSafe(e.Name)+"-"+f.suffix+".png")
-		if err := writeFigure(path, func() *figure { return f.draw(e, outs) }); err != nil {
-			return written, fmt.Errorf("plot %s: %w", path, err)
+	// Many configurations make one set of pictures per group of them.
+	var groups []string
+	byGroup := map[string][]*Outcome{}
+	for _, o := range outs {
+		g := ""
+		if e.PlotGroup != nil {
+			g = e.PlotGroup(o.Config.Name)
 		}
-		written = append(written, path)
+		if _, ok := byGroup[g]; !ok {
+			groups = append(groups, g)
+		}
+		byGroup[g] = append(byGroup[g], o)
+	}
+	var written []string
+	for _, g := range groups {
+		name := fileSafe(e.Name)
+		if g != "" {
+			name += "-" + fileSafe(g)
+		}
+		for _, f := range figs {
+			path := filepath.Join(dir, name+"-"+f.suffix+".png")
+			if err := writeFigure(path, func() *figure { return f.draw(e, byGroup[g]) }); err != nil {
+				return written, fmt.Errorf("plot %s: %w", path, err)
+			}
+			written = append(written, path)
+		}
 	}
 	return written, nil
 }

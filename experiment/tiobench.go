@@ -67,6 +67,8 @@ func init() {
 		Jobs:    tiobenchJobs(8, "read", "0"),
 		Configs: configs,
 		Analyze: analyzeTiobench,
+		// One set of pictures per workload: 10 configurations each.
+		PlotGroup: func(config string) string { return splitName(config)[0] },
 	})
 }
 

@@ -105,15 +105,17 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 // traceSafe turns a configuration name into a file-name part.
 func traceSafe(s string) string {
 	var b strings.Builder
+	dash := false
 	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '=' {
 			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-') // one dash for each run of anything else
+			dash = true
 		}
 	}
-	return b.String()
+	return strings.TrimRight(b.String(), "-")
 }
 
 // printExperimentJobs prints each distinct job file e runs, headed by the

@@ -102,7 +102,7 @@ func TestExperimentTrace(t *testing.T) {
 	if err := cmdExperiment([]string{"--scale", "0.02", "--trace", prefix, "wakeall"}, &o, &e); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []string{"fair__wake-one_", "fair-wakeall"} {
+	for _, c := range []string{"fair-wake-one", "fair-wakeall"} {
 		if q := qEvents(t, prefix+"-"+c+".blktrace.0"); len(q) == 0 {
 			t.Fatalf("config %s: no Q events traced", c)
 		}
