@@ -1,6 +1,7 @@
 package bcache
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -69,14 +70,47 @@ func TestReadAheadSequential(t *testing.T) {
 	c2.Close()
 }
 
-// TestReadAheadDroppedUnderPressure: with a pool of 4 requests and 16
-// sequential readers, read-ahead bios are dropped (fair: below the batch)
-// and every reader still reads the right data: a dropped page is read
-// synchronously when the reader reaches it.
+// holdDev holds request completions back while hold is set.
+type holdDev struct {
+	blkq.Device
+	mu   sync.Mutex
+	hold bool
+	held []func()
+}
+
+func (d *holdDev) Attach(complete func(*blkq.Request, error)) {
+	d.Device.Attach(func(rq *blkq.Request, err error) {
+		d.mu.Lock()
+		if d.hold {
+			d.held = append(d.held, func() { complete(rq, err) })
+			d.mu.Unlock()
+			return
+		}
+		d.mu.Unlock()
+		complete(rq, err)
+	})
+}
+
+func (d *holdDev) release() {
+	d.mu.Lock()
+	d.hold = false
+	held := d.held
+	d.held = nil
+	d.mu.Unlock()
+	for _, f := range held {
+		f()
+	}
+}
+
+// TestReadAheadDroppedUnderPressure: with every read request in use, a
+// sequential reader's read-ahead is dropped at once (it does not sleep),
+// and the pages it would have read are read when the reader gets there,
+// with the right data.
 func TestReadAheadDroppedUnderPressure(t *testing.T) {
-	const pages = 4096
+	const pages = 256
 	path := makeDisk(t, pages)
-	q, _ := openQueue(t, path, nil)
+	var hd *holdDev
+	q, _ := openQueue(t, path, func(d blkq.Device) blkq.Device { hd = &holdDev{Device: d}; return hd })
 	if err := q.SetAttr("nr_requests", "4"); err != nil {
 		t.Fatal(err)
 	}
@@ -84,29 +118,44 @@ func TestReadAheadDroppedUnderPressure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	buf := make([]byte, PageSize)
+	for p := range int64(2) { // pages 0 and 1 cached (dirty): reading them needs no request
+		fillPage(buf, p, 0)
+		if _, err := c.WriteAt(buf, p*PageSize); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hd.mu.Lock()
+	hd.hold = true
+	hd.mu.Unlock()
 	var wg sync.WaitGroup
-	var bad atomic.Int64
-	for r := range int64(16) {
+	for i := range 4 { // fill the read pool with reads that do not complete yet
 		wg.Go(func() {
-			buf := make([]byte, PageSize)
-			for p := r * 256; p < (r+1)*256; p++ {
-				if _, err := c.ReadAt(buf, p*PageSize); err != nil {
-					bad.Add(1)
-					return
-				}
-				if _, ok := parsePage(buf, p); !ok {
-					bad.Add(1)
-				}
-			}
+			b := make([]byte, PageSize)
+			q.ReadAt(b, int64(200+i)*PageSize)
 		})
 	}
-	wg.Wait()
-	st := c.Stats()
-	if bad.Load() != 0 {
-		t.Fatalf("%d bad reads", bad.Load())
+	for q.Pool().Free[blkq.DirRead] > 0 {
+		runtime.Gosched()
 	}
-	if st.ReadAheadDropped == 0 || st.ReadAheadPages == 0 {
-		t.Fatalf("read ahead %d pages, %d dropped: want some of each under pressure", st.ReadAheadPages, st.ReadAheadDropped)
+	for p := range int64(2) { // the second read continues the stream: read-ahead
+		if _, err := c.ReadAt(buf, p*PageSize); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := c.Stats()
+	if st.ReadAheadPages == 0 || st.ReadAheadDropped != st.ReadAheadPages {
+		t.Fatalf("read ahead %d pages, %d dropped: with no request free, want all dropped", st.ReadAheadPages, st.ReadAheadDropped)
+	}
+	hd.release()
+	wg.Wait()
+	for p := int64(2); p < 40; p++ {
+		if _, err := c.ReadAt(buf, p*PageSize); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := parsePage(buf, p); !ok {
+			t.Fatalf("page %d: wrong data after a dropped read-ahead", p)
+		}
 	}
 	c.Close()
 }
