@@ -6,23 +6,24 @@ import (
 	"time"
 )
 
-// TestSleepingHolderIsLongOnWallNotOnCPU: a holder that sleeps 2 ms under
-// the lock is a long hold on the wall clock and a short one on the CPU
-// clock; a holder that spins 2 ms is long on both.
+// TestSleepingHolderIsLongOnWallNotOnCPU: a holder that sleeps 5 ms under
+// the lock is a long hold on the wall clock and a far shorter one on the
+// CPU clock (under 1 ms: the machine may still charge the thread some
+// kernel time); a holder that spins 2 ms is long on both.
 func TestSleepingHolderIsLongOnWallNotOnCPU(t *testing.T) {
 	var mu sync.Mutex
 	tm := New(true)
 	mu.Lock()
 	tm.Acquired()
-	time.Sleep(2 * time.Millisecond)
+	time.Sleep(5 * time.Millisecond)
 	tm.Released()
 	mu.Unlock()
 	s := tm.Stats()
-	if s.Holds != 1 || s.WallLong != 1 || s.WallMax < 2*time.Millisecond {
-		t.Fatalf("sleeping hold: %+v: want one long wall hold of >= 2 ms", s)
+	if s.Holds != 1 || s.WallLong != 1 || s.WallMax < 5*time.Millisecond {
+		t.Fatalf("sleeping hold: %+v: want one long wall hold of >= 5 ms", s)
 	}
-	if !s.CPU || s.CPULong != 0 || s.CPUMax >= LongHold {
-		t.Fatalf("sleeping hold: %+v: want a short CPU hold", s)
+	if !s.CPU || s.CPUMax >= time.Millisecond {
+		t.Fatalf("sleeping hold: %+v: want a CPU hold under 1 ms", s)
 	}
 
 	tm.Reset()
