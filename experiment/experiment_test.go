@@ -154,3 +154,32 @@ func TestBufferedBatching(t *testing.T) {
 		t.Errorf("buffered: %.2f MB/s waking per freed request vs %.2f MB/s batching: want lower", n.mbps, b.mbps)
 	}
 }
+
+// TestTiobenchSeqRead32: with 32 sequential readers on a 2.4.18 queue,
+// legacy's longest read is at least 10x fair's (2002: 193,590 vs 7,032 ms).
+func TestTiobenchSeqRead32(t *testing.T) {
+	e := *registry["tiobench"]
+	var cs []Config
+	for _, c := range e.Configs {
+		if c.Name == "seq read, 32 threads, legacy" || c.Name == "seq read, 32 threads, fair" {
+			cs = append(cs, c)
+		}
+	}
+	e.Configs = cs
+	e.Analyze = func([]*Outcome) *Table { return &Table{} }
+	outs, _, err := Run(&e, Options{Seed: 1, Scale: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxLat := func(o *Outcome) float64 {
+		var m int64
+		for _, js := range o.Result.Run.Jobs {
+			m = max(m, js.Read.Lat.Max())
+		}
+		return float64(m)
+	}
+	l, f := maxLat(outs[0]), maxLat(outs[1])
+	if l < 10*f {
+		t.Fatalf("max read latency legacy %.0f ms vs fair %.0f ms: want >= 10x", l/1e6, f/1e6)
+	}
+}
