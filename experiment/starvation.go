@@ -12,8 +12,8 @@ import (
 // writing bursts of 256 contiguous 4 KiB blocks without waiting for them
 // (libaio, no depth limit), thinking 50 ms between bursts, with 5% reads,
 // on the simulated disk. Requests are limited to 64 KiB, as 2.4's IDE
-// driver limited them (128 sectors), so a burst needs 16 requests and 64
-// tasks want far more than the 128 a direction has.
+// driver limited them (128 sectors, ide-probe.c), so a burst needs 16 requests and 64
+// tasks want far more than the 64 a direction has (dbenchOptions).
 func dbenchJobs(scale float64) string {
 	return fmt.Sprintf(`; dbench-like: 64 tasks writing bursts of contiguous 4 KiB blocks
 [global]
