@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"blkq"
+	"blkq/engine"
 	"blkq/experiment"
 	"blkq/trace"
 )
@@ -131,12 +132,46 @@ func printExperimentJobs(w io.Writer, e *experiment.Experiment, scale float64) {
 		if _, ok := users[src]; !ok {
 			srcs = append(srcs, src)
 		}
-		users[src] = append(users[src], c.Name)
+		users[src] = append(users[src], fmt.Sprintf(";   %s: %s", c.Name, describeOptions(c.Options)))
 	}
 	for i, src := range srcs {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "; blkq experiment %s, configurations: %s\n%s", e.Name, strings.Join(users[src], "; "), src)
+		fmt.Fprintf(w, "; blkq experiment %s runs this job file under:\n%s\n%s", e.Name, strings.Join(users[src], "\n"), src)
 	}
+}
+
+// describeOptions names the queue and run settings a configuration sets.
+func describeOptions(o engine.Options) string {
+	var parts []string
+	add := func(k string, v any) { parts = append(parts, fmt.Sprintf("%s=%v", k, v)) }
+	if o.Scheduler != "" {
+		add("scheduler", o.Scheduler)
+	}
+	if o.Alloc != "" {
+		add("alloc", o.Alloc)
+	}
+	if o.NrRequests != 0 {
+		add("nr_requests", o.NrRequests)
+	}
+	if o.BatchRequests != 0 {
+		add("batch_requests", o.BatchRequests)
+	}
+	if o.NoMerges != 0 {
+		add("nomerges", o.NoMerges)
+	}
+	for _, a := range o.Attrs {
+		add(a[0], a[1])
+	}
+	if o.CachePages != 0 {
+		add("page_cache_pages", o.CachePages)
+	}
+	if o.WakeJitter != 0 {
+		add("wake_jitter", o.WakeJitter)
+	}
+	if len(parts) == 0 {
+		return "defaults"
+	}
+	return strings.Join(parts, " ")
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -131,6 +132,7 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 		}
 	})
 	lat := report.NewLatency()
+	var samples []int64 // ns late, for an exact histogram
 	next := time.Now().Add(*interval)
 	end := time.Now().Add(*duration)
 	// Ctrl-C ends the measurement early; the scratch file is still removed.
@@ -146,6 +148,7 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 		}
 		late := time.Since(next)
 		lat.Record(max(int64(late), 1))
+		samples = append(samples, int64(late))
 		next = next.Add(*interval)
 		if time.Since(next) > *interval {
 			next = time.Now().Add(*interval) // fell a whole period behind: do not burst
@@ -172,18 +175,18 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 	lockLine(stdout, "buffer cache lock", st.Lock)
 	lockLine(stdout, "control", control.Stats())
 	fmt.Fprintln(stdout, "histogram of wake-up latency (µs: samples in each range):")
-	above := func(us int64) float64 { // samples later than us µs
-		if lat.Count() == 0 {
-			return 0
-		}
-		return float64(lat.Count()) * lat.PercentAbove(us*1000) / 100
+	bounds := []int64{10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000} // µs
+	counts := make([]int, len(bounds)+1)
+	for _, ns := range samples {
+		i := sort.Search(len(bounds), func(i int) bool { return ns < bounds[i]*1000 })
+		counts[i]++
 	}
 	lo := int64(0)
-	for _, hi := range []int64{10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000} {
-		fmt.Fprintf(stdout, "  %5d-%-5d: %.0f\n", lo, hi, above(lo)-above(hi))
+	for i, hi := range bounds {
+		fmt.Fprintf(stdout, "  %5d-%-5d: %d\n", lo, hi, counts[i])
 		lo = hi
 	}
-	fmt.Fprintf(stdout, "  > %-9d: %.0f\n", lo, above(lo))
+	fmt.Fprintf(stdout, "  >= %-8d: %d\n", lo, counts[len(bounds)])
 	return nil
 }
 
