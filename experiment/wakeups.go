@@ -27,7 +27,7 @@ func init() {
 				t.Notes = append(t.Notes, fmt.Sprintf("%s: throughput without batching vs with: %+.1f%% (2002: waking per freed request cost about 30%% of dbench throughput): %s; write requests %.1f vs %.1f KiB",
 					writesOf(i), pct(n.mbps, b.mbps), yesNo(n.mbps < b.mbps), writeRequestKiB(out[i+1]), writeRequestKiB(out[i])))
 			}
-			t.Notes = append(t.Notes, "The throughput follows the request size, which is a seek each on this disk. Through the page cache a woken writer's 32-page write-back goes out in one go when it gets a batch of requests, and is cut up when it gets one request per wake-up; with direct writes a task's burst merges into the requests it already holds, and a batch of fresh requests only spreads it thinner. The model charges nothing for the extra wake-ups themselves.")
+			t.Notes = append(t.Notes, "The throughput follows the request size, which is a seek each on this disk. Through the page cache a woken writer's 32-page write-back goes out in one go when it gets a batch of requests, and is cut up when it gets one request per wake-up. With direct writes the requests come out larger without batching, and the direction reverses. The model charges nothing for the extra wake-ups themselves.")
 			return t
 		},
 	})
