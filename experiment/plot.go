@@ -206,9 +206,9 @@ func writeFigure(path string, mk func() *figure) (err error) {
 func sleepsFigure(e *Experiment, outs []*Outcome) *figure {
 	f := &figure{
 		title: []string{
-			e.Name + ": allocation sleeps (waits for a free request)",
+			e.Name + ": allocation waits (each from a task's first sleep for a request to getting it)",
 			e.Title,
-			"from " + e.Source + "; one point per sleep, at the (virtual) time the task woke",
+			"from " + e.Source + "; one point per wait, at the (virtual) time the task got its request; the tables' \"sleeps\" count every S, a wait may hold several",
 		},
 		width:  8 * vg.Inch,
 		panelH: 2.6 * vg.Inch,
@@ -270,7 +270,7 @@ func sleepsFigure(e *Experiment, outs []*Outcome) *figure {
 			return fmt.Sprintf("pid %d", pid)
 		}
 		if len(o.Waits) == 0 {
-			p.Title.Text = o.Config.Name + ": no allocation sleeps"
+			p.Title.Text = o.Config.Name + ": no allocation waits"
 			f.panels = append(f.panels, p)
 			continue
 		}
@@ -286,7 +286,7 @@ func sleepsFigure(e *Experiment, outs []*Outcome) *figure {
 		}
 		sort.Float64s(lens)
 		median := lens[len(lens)/2]
-		p.Title.Text = fmt.Sprintf("%s: %d sleeps by %d tasks, median %s ms, longest %s ms (%s)",
+		p.Title.Text = fmt.Sprintf("%s: %d waits by %d tasks, median %s ms, longest %s ms (%s)",
 			o.Config.Name, len(o.Waits), len(tasks), fmtMS(median), fmtMS(lens[len(lens)-1]), task(worst.PID))
 
 		var others, mine plotter.XYs
@@ -440,7 +440,7 @@ func throughputFigure(e *Experiment, outs []*Outcome) *figure {
 		panelH: 4 * vg.Inch,
 	}
 	p := newPlot()
-	p.Title.Text = "bytes completed in each second of the run (virtual time)"
+	p.Title.Text = "bytes the disk completed in each second of the run (virtual time; with buffered jobs, write-back, not the jobs' writes)"
 	p.X.Label.Text = "time (s)"
 	p.Y.Label.Text = "throughput (MB/s, 10^6 B/s)"
 	p.X.Tick.Marker = linearTicks{}
@@ -489,7 +489,7 @@ func throughputFigure(e *Experiment, outs []*Outcome) *figure {
 		if el > 0 {
 			mean = float64(total) / 1e6 / el
 		}
-		f.addLegend(fmt.Sprintf("%s: %.2f MB/s over the run", o.Config.Name, mean), l, s)
+		f.addLegend(fmt.Sprintf("%s: %.2f MB/s at the disk over the run", o.Config.Name, mean), l, s)
 	}
 	p.X.Min, p.X.Max = 0, xmax
 	p.Y.Min, p.Y.Max = 0, max(ymax, 1)*1.05
