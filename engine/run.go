@@ -143,6 +143,11 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 			r.sc = newSimCache(r)
 		}
 	}
+	for _, j := range jf.Jobs {
+		if bufferedLibaio(j) && j.IODepth > 1 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: job %q: buffered I/O (direct=0) through libaio is synchronous in Linux (io_submit does the copy or the read before it returns): iodepth=%d acts as 1", jf.Path, j.Line, j.Name, j.IODepth))
+		}
+	}
 	for _, j := range r.jobs {
 		j.ra = newReadahead(j)
 	}
@@ -282,7 +287,7 @@ func (r *runner) plan() (*layout, error) {
 			j.task.Wake = j.wake
 			j.sync = spec.IsSync()
 			j.depth = max(spec.IODepth, 1)
-			if j.sync {
+			if j.sync || bufferedLibaio(spec) {
 				j.depth = 1
 			}
 			j.low = j.depth
@@ -465,4 +470,10 @@ func (j *job) cancel() {
 	j.end = j.start
 	j.r.running++ // balanced by jobFinished
 	j.r.jobFinished(j)
+}
+
+// bufferedLibaio reports whether j does buffered I/O through Linux native
+// AIO, which serves it synchronously inside io_submit.
+func bufferedLibaio(j *fio.Job) bool {
+	return !j.Direct && strings.EqualFold(j.IOEngine, "libaio")
 }
