@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"blkq"
@@ -84,7 +85,8 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(map[string]any{"experiment": e.Name, "title": e.Title, "source": e.Source, "seed": *seed, "scale": *scale, "columns": tab.Columns, "rows": tab.Rows, "notes": tab.Notes}); err != nil {
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(map[string]any{"experiment": e.Name, "title": e.Title, "source": e.Source, "seed": *seed, "scale": *scale, "columns": tab.Columns, "rows": jsonRows(tab.Rows), "notes": tab.Notes}); err != nil {
 			return err
 		}
 	} else {
@@ -174,4 +176,20 @@ func describeOptions(o engine.Options) string {
 		return "defaults"
 	}
 	return strings.Join(parts, " ")
+}
+
+// jsonRows gives the table's cells to JSON as numbers where they are
+// numbers, as text otherwise.
+func jsonRows(rows [][]string) [][]any {
+	out := make([][]any, len(rows))
+	for i, r := range rows {
+		for _, c := range r {
+			if _, err := strconv.ParseFloat(c, 64); err == nil {
+				out[i] = append(out[i], json.Number(c))
+			} else {
+				out[i] = append(out[i], c)
+			}
+		}
+	}
+	return out
 }
