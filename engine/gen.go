@@ -41,6 +41,9 @@ type nextIO struct {
 type fileRegion struct {
 	base int64 // device offset of the region's first byte
 	size int64 // region length, bytes
+	// fileBase and fileSize are the whole file's, which the region is
+	// part of (offset=, a shared filename): fsync covers all of it.
+	fileBase, fileSize int64
 
 	pos     [3]int64 // next sequential position per direction, relative to base
 	zoneUse [3]int64 // bytes done in the current zone (zonemode=strided)

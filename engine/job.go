@@ -34,8 +34,9 @@ type job struct {
 
 	started, stopping, finished bool
 	asleep                      bool
-	throttled                   bool // writing back a batch for the page cache (balance_dirty)
-	pumpTimer                   bool // a timer will call pump
+	throttled                   bool      // writing back a batch for the page cache (balance_dirty)
+	copyUntil                   blkq.Time // when the job's last page-cache copy ends
+	pumpTimer                   bool      // a timer will call pump
 	inflight                    int
 	parked                      *ioUnit // the unit whose submit slept
 	held                        *nextIO // the next I/O, held back by a rate limit

@@ -63,7 +63,7 @@ func (ra *readahead) read(u *ioUnit) bool {
 	defer ra.topUp(s.hi)
 	if ra.covered(s) {
 		j := ra.j
-		j.r.exec.AfterFunc(copyTime(&u.bio), func() { j.done(u, nil) })
+		j.r.exec.AfterFunc(j.copyDone(&u.bio), func() { j.done(u, nil) })
 		return true
 	}
 	for _, rb := range ra.flight {
@@ -104,6 +104,10 @@ func (ra *readahead) topUp(pos int64) {
 	chunk := max(ra.window/2, blkq.SectorSize)
 	for ra.next < min(pos+ra.window, ra.hi) && ra.next-pos <= ra.window-chunk/2 {
 		n := min(chunk, ra.hi-ra.next)
+		if ra.covered(span{ra.next, ra.next + n}) {
+			ra.next += n // still cached from the reader's last pass (a file within the window)
+			continue
+		}
 		rb := &raBio{ra: ra, span: span{ra.next, ra.next + n}}
 		rb.bio = blkq.Bio{Op: blkq.OpRead, Flags: blkq.FlagReadAhead, Sector: uint64(ra.next) >> blkq.SectorShift,
 			Sectors: uint32(n >> blkq.SectorShift), Private: rb, EndIO: raEndIO}
@@ -142,7 +146,7 @@ func (ra *readahead) done(rb *raBio, err error) {
 			break
 		}
 	}
-	if err == nil {
+	if err == nil && !ra.covered(rb.span) {
 		ra.cached = append(ra.cached, rb.span)
 	}
 	j := ra.j

@@ -354,7 +354,7 @@ func (r *runner) plan() (*layout, error) {
 			if size < j.spec.BS[0].Min && size < j.spec.BS[1].Min {
 				return nil, fmt.Errorf("%s:%d: job %q: its region of %q is %d bytes, smaller than a block (size over %d files, --size-cap)", r.jf.Path, j.spec.Line, j.name, rg.name, size, len(regions[i]))
 			}
-			files = append(files, &fileRegion{base: e.base + off, size: size})
+			files = append(files, &fileRegion{base: e.base + off, size: size, fileBase: e.base, fileSize: e.size})
 		}
 		seed := r.opt.Seed*0x9e3779b97f4a7c15 ^ uint64(i+1)*0xbf58476d1ce4e5b9
 		if j.spec.RandSeedSet {

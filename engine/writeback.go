@@ -129,6 +129,16 @@ func copyTime(b *blkq.Bio) time.Duration {
 	return time.Duration(b.Bytes() * CopyNsPerKiB >> 10)
 }
 
+// copyDone returns how long from now j's copy of b's data ends: a job
+// copies one buffer at a time (one thread), so copies of I/Os it has in
+// flight at once follow each other.
+func (j *job) copyDone(b *blkq.Bio) time.Duration {
+	now := j.now()
+	start := max(now, j.copyUntil)
+	j.copyUntil = start + blkq.Time(copyTime(b))
+	return time.Duration(j.copyUntil - now)
+}
+
 // pageRange returns the pages a bio covers.
 func pageRange(b *blkq.Bio) (first, last int64) {
 	const spp = bcache.PageSize >> blkq.SectorShift
@@ -157,7 +167,7 @@ func (c *simCache) write(j *job, u *ioUnit) {
 		c.kickFlusher()
 	}
 	if c.nrDirty+c.nrWB <= c.hdThresh {
-		j.r.exec.AfterFunc(copyTime(&u.bio), func() { j.done(u, nil) })
+		j.r.exec.AfterFunc(j.copyDone(&u.bio), func() { j.done(u, nil) })
 		return
 	}
 	c.st.Throttled++
@@ -178,7 +188,7 @@ func (c *simCache) read(j *job, u *ioUnit) bool {
 		}
 	}
 	c.st.ReadHits++
-	j.r.exec.AfterFunc(copyTime(&u.bio), func() { j.done(u, nil) })
+	j.r.exec.AfterFunc(j.copyDone(&u.bio), func() { j.done(u, nil) })
 	return true
 }
 
@@ -534,11 +544,12 @@ func (r *runner) wakeDelay() time.Duration {
 	return d
 }
 
-// ownsPage reports whether page p lies in one of j's files.
+// ownsPage reports whether page p lies in one of j's files (the whole
+// file, not only the job's region of it).
 func (j *job) ownsPage(p int64) bool {
 	lo := p * bcache.PageSize
 	for _, f := range j.gen.files {
-		if lo < f.base+f.size && lo+bcache.PageSize > f.base {
+		if lo < f.fileBase+f.fileSize && lo+bcache.PageSize > f.fileBase {
 			return true
 		}
 	}

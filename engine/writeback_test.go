@@ -149,3 +149,31 @@ func TestSimWritebackThinktimeAsync(t *testing.T) {
 		t.Fatalf("runtime %d ns, want about 256 ms of thinking", rt)
 	}
 }
+
+// TestSimWritebackFsyncWholeFile: fsync covers the whole file, not only
+// the job's part of it: b's end_fsync on a shared file writes a's pages too.
+func TestSimWritebackFsyncWholeFile(t *testing.T) {
+	res := run(t, "[global]\nioengine=psync\ndirect=0\nbs=4k\nfilename=shared\nsize=2m\n[a]\nrw=write\nsize=1m\n[b]\nstartdelay=1\nrw=write\nsize=4k\nend_fsync=1\n", Options{})
+	if pc := res.PageCache; pc.DirtyAtEnd != 0 || pc.WrittenSync != 256 {
+		t.Fatalf("b's fsync wrote %d pages, %d left dirty: want all 256 of the file", pc.WrittenSync, pc.DirtyAtEnd)
+	}
+}
+
+// TestSimCopiesFollowEachOther: a job's page-cache copies do not overlap,
+// however many I/Os it has in flight: 4 MiB at iodepth 256 through
+// io_uring take at least 4 MiB × 250 ns/KiB.
+func TestSimCopiesFollowEachOther(t *testing.T) {
+	res := run(t, "[w]\nioengine=io_uring\ndirect=0\nbs=4k\nsize=4m\nrw=write\niodepth=256\n", Options{})
+	if rt := res.Run.Jobs[0].Runtime; rt < 4096*CopyNsPerKiB {
+		t.Fatalf("runtime %d ns: the copies overlapped", rt)
+	}
+}
+
+// TestSimReadAheadSmallFile: a reader going round a file smaller than the
+// read-ahead window reads it from the disk once, then from the cache.
+func TestSimReadAheadSmallFile(t *testing.T) {
+	res := run(t, "[j]\nioengine=psync\ndirect=0\nsize=8k\nbs=4k\nrw=read\ntime_based\nruntime=200ms\n", Options{})
+	if ios := res.Disk.IOs[blkq.OpRead]; ios > 3 || res.Run.Jobs[0].Blkq.DroppedReadAhead != 0 {
+		t.Fatalf("%d disk reads, %d read-ahead dropped: want the 8 KiB read once", ios, res.Run.Jobs[0].Blkq.DroppedReadAhead)
+	}
+}
