@@ -113,6 +113,7 @@ type Cache struct {
 
 	hold *lockstat.Timer // cache lock hold times
 	ra   raState         // read-ahead streams; guarded by mu
+	raWG sync.WaitGroup  // read-ahead bios in flight
 
 	// Test hooks, set before a Sync or Invalidate starts and read when it
 	// builds its walks: needResched is asked after every walk step whether
@@ -435,6 +436,7 @@ func (c *Cache) Close() error {
 		return nil
 	}
 	_, err := c.sync()
+	c.raWG.Wait() // read-ahead in flight ends before the cache does
 	return err
 }
 
@@ -471,6 +473,7 @@ type Stats struct {
 	Evictions        int64 // clean buffers dropped to make room
 	Overcommit       int64 // buffers added above Capacity for lack of an evictable one
 	Invalidated      int64 // clean buffers dropped by Invalidate
+	Discarded        int64 // buffers dropped by Discard
 	Syncs            int64 // Sync calls (including Close's)
 	BufferWaits      int64 // sleeps on a buffer lock
 	MovedAside       int64 // busy items moved aside by walks

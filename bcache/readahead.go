@@ -86,6 +86,7 @@ func (c *Cache) readAhead(p int64) {
 		}
 	}
 	c.st.ReadAheadPages += int64(len(bufs))
+	c.raWG.Add(len(bufs)) // under the lock that saw !closed: before Close waits
 	c.unlock()
 	c.submitReadAhead(bufs)
 }
@@ -125,4 +126,5 @@ func (c *Cache) endReadAhead(bio *blkq.Bio, err error) {
 	}
 	c.unlockBuffer(b)
 	c.unlock()
+	c.raWG.Done()
 }

@@ -73,15 +73,16 @@ func TestReadAheadSequential(t *testing.T) {
 // holdDev holds request completions back while hold is set.
 type holdDev struct {
 	blkq.Device
-	mu   sync.Mutex
-	hold bool
-	held []func()
+	mu        sync.Mutex
+	hold      bool
+	readsOnly bool // hold only reads
+	held      []func()
 }
 
 func (d *holdDev) Attach(complete func(*blkq.Request, error)) {
 	d.Device.Attach(func(rq *blkq.Request, err error) {
 		d.mu.Lock()
-		if d.hold {
+		if d.hold && (!d.readsOnly || rq.Op == blkq.OpRead) {
 			d.held = append(d.held, func() { complete(rq, err) })
 			d.mu.Unlock()
 			return

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"io"
 	"time"
@@ -197,7 +198,7 @@ issue:
 		u.queued = j.now()
 		switch {
 		case j.ra != nil && j.ra.read(u):
-		case j.r.cache != nil && !j.spec.Direct && io.dir != dirTrim:
+		case j.r.cache != nil && !j.spec.Direct:
 			j.cachedIO(j.r.cache, u)
 		case j.r.sc != nil && !j.spec.Direct && io.dir == dirWrite:
 			j.r.sc.write(j, u)
@@ -344,18 +345,33 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 		b.Buf = u.buf
 		if io.dir == dirWrite {
 			j.r.data.fill(b.Buf, io.offset)
+			j.r.data.started(u)
 		}
 	}
 	u.start = j.now()
 }
 
-// cachedIO does u's read or write through the buffer cache, which blocks,
-// on a goroutine of its own; the completion comes back on the executor.
+// cachedIO does u's read, write or trim through the buffer cache, which
+// blocks, on a goroutine of its own; the completion comes back on the
+// executor.
 func (j *job) cachedIO(c *bcache.Cache, u *ioUnit) {
 	u.queued = j.now()
 	off := int64(u.bio.Sector) << blkq.SectorShift
 	buf := u.bio.Buf
 	write := u.dir == dirWrite
+	if u.dir == dirTrim {
+		// The cache lets go of the range first, so that no write-back
+		// lands after the discard; then the discard goes to the queue,
+		// and its completion comes back through endIO.
+		go func() {
+			if err := c.Discard(off, u.bio.Bytes()); err != nil {
+				j.r.exec.Do(func() { j.done(u, err) })
+				return
+			}
+			j.r.q.Submit(blkq.WithTask(context.Background(), blkq.NewGoroutineTask(j.name)), &u.bio)
+		}()
+		return
+	}
 	go func() {
 		var err error
 		if write {
@@ -451,9 +467,9 @@ func (j *job) done(u *ioUnit, err error) {
 		if j.r.data != nil {
 			switch u.dir {
 			case dirWrite:
-				j.r.data.written(u.bio.Sector, u.bio.Sectors)
+				j.r.data.wrote(u)
 			case dirTrim:
-				j.r.data.trimmed(u.bio.Sector, u.bio.Sectors)
+				j.r.data.discarded(u)
 			}
 		}
 	case errors.Is(err, blkq.ErrReadAheadDropped):
@@ -463,6 +479,9 @@ func (j *job) done(u *ioUnit, err error) {
 			j.err = err
 		}
 		j.stopping = true
+		if j.r.data != nil && u.dir == dirWrite {
+			j.r.data.abandoned(u)
+		}
 	}
 	j.free = append(j.free, u)
 	if j.sync && j.spec.ThinkTime > 0 && !j.stopping && j.thinkDue() {
