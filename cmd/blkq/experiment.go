@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -53,7 +54,7 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return fmt.Errorf("unknown experiment %q (blkq experiment list)", rest[0])
 	}
-	if *scale <= 0 {
+	if !(*scale > 0) || math.IsInf(*scale, 0) {
 		return fmt.Errorf("--scale=%v: want a positive number", *scale)
 	}
 	if *printJobs {

@@ -64,6 +64,10 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 	if *interval >= *duration {
 		return fmt.Errorf("--interval=%v: want it shorter than --duration=%v", *interval, *duration)
 	}
+	// Ctrl-C or SIGTERM ends the measurement early, from here on, so the
+	// scratch file is always removed.
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
 	path := filepath.Join(*dir, fmt.Sprintf("blkq-latency-%d", os.Getpid()))
 	defer os.Remove(path)
 	const fileSize = 256 << 20
@@ -135,15 +139,13 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 	var samples []int64 // ns late, for an exact histogram
 	next := time.Now().Add(*interval)
 	end := time.Now().Add(*duration)
-	// Ctrl-C ends the measurement early; the scratch file is still removed.
-	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stopSignals()
 	for time.Now().Before(end) && ctx.Err() == nil {
-		select { // interruptible, for Ctrl-C
-		case <-time.After(time.Until(next)):
+		wait := min(time.Until(next), time.Until(end)) // no sample past the end
+		select {                                       // interruptible, for Ctrl-C
+		case <-time.After(wait):
 		case <-ctx.Done():
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || time.Now().Before(next) {
 			break
 		}
 		late := time.Since(next)
