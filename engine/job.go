@@ -388,21 +388,21 @@ func (j *job) cachedIO(c *bcache.Cache, u *ioUnit) {
 func (j *job) issueSync() {
 	j.syncWanted = false
 	j.syncInFlight = true
-	if c := j.r.sc; c != nil && !j.spec.Direct {
+	cachedSync := func() *ioUnit { // a sync the page cache does, without a bio
 		u := j.getUnit()
 		u.dir, u.sync = dirWrite, true
 		u.start, u.queued = j.now(), j.now()
 		j.inflight++
 		j.submitted++
+		return u
+	}
+	if c := j.r.sc; c != nil && !j.spec.Direct {
+		u := cachedSync()
 		c.sync(j, func(err error) { j.done(u, err) })
 		return
 	}
 	if c := j.r.cache; c != nil && !j.spec.Direct {
-		u := j.getUnit()
-		u.dir, u.sync = dirWrite, true
-		u.start, u.queued = j.now(), j.now()
-		j.inflight++
-		j.submitted++
+		u := cachedSync()
 		go func() {
 			err := c.Sync()
 			j.r.exec.Do(func() { j.done(u, err) })
