@@ -110,21 +110,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintln(stderr, line)
 	}
-	var out bytes.Buffer
-	if f.format == "json" {
-		err = report.WriteJSON(&out, res.Run)
-	} else {
-		err = report.WriteNormal(&out, res.Run)
-	}
-	if err != nil {
-		return err
-	}
-	if f.output != "" {
-		err = os.WriteFile(f.output, out.Bytes(), 0o644)
-	} else {
-		_, err = stdout.Write(out.Bytes())
-	}
-	if err != nil {
+	if err := f.writeReport(stdout, res.Run); err != nil {
 		return err
 	}
 	if js := res.Run.Jobs[0]; js.Error != 0 {

@@ -137,9 +137,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if len(jobFiles) > 1 {
 		jf = fio.Merge(jobFiles...)
 	}
-	// The report is written to --output only once the run succeeded, so a
-	// failed run never truncates an earlier report.
-	var out bytes.Buffer
 	var attrs [][2]string
 	for _, s := range f.sets {
 		k, v, ok := strings.Cut(s, "=")
@@ -175,21 +172,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if res.Verified > 0 {
 		fmt.Fprintf(stderr, "blkq: verified %d sectors written by the run: all hold what was written\n", res.Verified)
 	}
-	switch f.format {
-	case "json":
-		err = report.WriteJSON(&out, res.Run)
-	default:
-		err = report.WriteNormal(&out, res.Run)
-	}
-	if err != nil {
-		return err
-	}
-	if f.output != "" {
-		err = os.WriteFile(f.output, out.Bytes(), 0o644)
-	} else {
-		_, err = stdout.Write(out.Bytes())
-	}
-	if err != nil {
+	if err := f.writeReport(stdout, res.Run); err != nil {
 		return err
 	}
 	// As fio does, a run in which a job failed exits non-zero.
@@ -203,4 +186,25 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%d of %d jobs failed (see err= in the report)", failed, len(res.Run.Jobs))
 	}
 	return nil
+}
+
+// writeReport writes r in --output-format to --output or stdout. It is
+// called only once a run succeeded, so a failed run never truncates an
+// earlier report.
+func (f *runFlags) writeReport(stdout io.Writer, r *report.Run) error {
+	var out bytes.Buffer
+	var err error
+	if f.format == "json" {
+		err = report.WriteJSON(&out, r)
+	} else {
+		err = report.WriteNormal(&out, r)
+	}
+	if err != nil {
+		return err
+	}
+	if f.output != "" {
+		return os.WriteFile(f.output, out.Bytes(), 0o644)
+	}
+	_, err = stdout.Write(out.Bytes())
+	return err
 }
