@@ -398,18 +398,18 @@ func (c *Cache) rw(p []byte, off int64, write bool) (int, error) {
 			copy(p[done:done+k], b.data[in:])
 		}
 		c.lock()
+		var ra []*buffer
 		if write {
 			c.markDirty(b)
 			dirtied++
 		} else {
 			b.uptodate = true
 			c.touch(b)
+			ra = c.noteRead(pg)
 		}
 		c.unlockBuffer(b)
 		c.unlock()
-		if !write {
-			c.readAhead(pg)
-		}
+		c.submitReadAhead(ra)
 		done += k
 		if write && (dirtied%WriteBatch == 0 || done == n) {
 			c.balanceDirty(dirtied)

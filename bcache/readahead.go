@@ -24,8 +24,9 @@ import (
 // stream, any other read starts a new one (replacing the oldest). A stream
 // reads ahead again when the reader comes within half a window of where
 // its read-ahead ends, so one window is always in flight ahead of it.
-// Each trigger visits at most one window of pages (32 for the default
-// 128 KiB) under the cache lock.
+// The stream check rides in the lock hold that finishes the read; a
+// trigger adds at most one window of pages (32 for the default 128 KiB)
+// to that hold.
 
 // raStreams is how many sequential streams the cache follows.
 const raStreams = 8
@@ -50,14 +51,14 @@ func (s *raState) init(pages int64) {
 	}
 }
 
-// readAhead notes a read of page p and starts read-ahead if p continues a
-// stream whose read-ahead it is about to reach. Called without the cache
-// lock.
-func (c *Cache) readAhead(p int64) {
-	if c.ra.window == 0 {
-		return
+// noteRead notes a read of page p and, if p continues a stream whose
+// read-ahead it is about to reach, returns new locked buffers to read
+// ahead (submitReadAhead, after the lock is released). Called with the
+// cache lock held, in the hold that finishes the read.
+func (c *Cache) noteRead(p int64) []*buffer {
+	if c.ra.window == 0 || c.closed {
+		return nil
 	}
-	c.lock()
 	var st *raStream
 	for i := range c.ra.streams {
 		if c.ra.streams[i].next == p {
@@ -68,27 +69,24 @@ func (c *Cache) readAhead(p int64) {
 	if st == nil { // a new stream: no read-ahead until it reads on
 		c.ra.streams[c.ra.oldest] = raStream{next: p + 1, end: p + 1}
 		c.ra.oldest = (c.ra.oldest + 1) % raStreams
-		c.unlock()
-		return
+		return nil
 	}
 	st.next = p + 1
 	if st.end-p > c.ra.window/2 {
-		c.unlock()
-		return
+		return nil
 	}
 	from := max(st.end, p+1)
 	to := min(p+1+c.ra.window, c.npages)
 	st.end = max(to, st.end)
 	var bufs []*buffer
 	for q := from; q < to; q++ {
-		if c.index[q] == nil && !c.closed {
+		if c.index[q] == nil {
 			bufs = append(bufs, c.newBuffer(q))
 		}
 	}
 	c.st.ReadAheadPages += int64(len(bufs))
 	c.raWG.Add(len(bufs)) // under the lock that saw !closed: before Close waits
-	c.unlock()
-	c.submitReadAhead(bufs)
+	return bufs
 }
 
 // submitReadAhead reads bufs (new, locked, in page order) with read-ahead
