@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"blkq"
-	"blkq/device"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/device"
 )
 
 // TestConcurrentReadWriteAt: 16 goroutines write and read back their own

@@ -5,10 +5,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"blkq"
-	"blkq/device"
-	_ "blkq/iosched/deadline"
-	"blkq/sim"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/device"
+	_ "github.com/blkq-dev/blkq/iosched/deadline"
+	"github.com/blkq-dev/blkq/sim"
 )
 
 // BenchmarkRequestLayer measures the request layer's own CPU time per I/O

@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"blkq"
-	"blkq/device"
-	_ "blkq/iosched/deadline" // registers mq-deadline
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/device"
+	_ "github.com/blkq-dev/blkq/iosched/deadline" // registers mq-deadline
 )
 
 // openTemp opens a queue on a fresh 16 MiB file.

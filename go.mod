@@ -1,4 +1,4 @@
-module blkq
+module github.com/blkq-dev/blkq
 
 go 1.26.0
 

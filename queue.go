@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"blkq/lockstat"
+	"github.com/blkq-dev/blkq/lockstat"
 )
 
 // Config sets up a queue. The zero value of a field means Linux's default.

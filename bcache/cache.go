@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"sync"
 
-	"blkq"
-	"blkq/lockstat"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/lockstat"
 )
 
 // PageSize is the size of a buffer, in bytes.

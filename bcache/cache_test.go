@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"blkq"
-	"blkq/device"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/device"
 )
 
 // load runs writers that dirty random pages continuously, each owning the

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // TestDiscardDropsAndZeroes: Discard drops the whole pages of its range,

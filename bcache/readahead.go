@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // Read-ahead. A read that continues a sequential stream reads ahead of it:

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // raCounter counts the queue's read bios by kind.

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"blkq"
-	"blkq/device"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/device"
 )
 
 func newList(n int, first int64) (*blist, []*buffer) {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sync"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // Who writes a page back, for the counters.

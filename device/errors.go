@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // ErrOutOfRange is wrapped by the error of a request that reaches beyond

@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // FileOptions configure OpenFile.

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // open opens a fresh file of size bytes in a temporary directory.

@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // iovMax is the most buffers one preadv/pwritev takes (IOV_MAX on Linux).

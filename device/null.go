@@ -3,7 +3,7 @@ package device
 import (
 	"sync"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // poster is a clock that can run a function on its event loop at the

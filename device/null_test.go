@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
-	"blkq"
-	"blkq/sim"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/sim"
 )
 
 var (

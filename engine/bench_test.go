@@ -3,7 +3,7 @@ package engine
 import (
 	"testing"
 
-	"blkq/workload/fio"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // BenchmarkSimRandomWrites is the engine's cost per simulated I/O

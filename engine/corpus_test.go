@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"blkq/workload/fio"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
-const corpusDir = "../../shared/corpus/fio-3.33"
+const corpusDir = "../testdata/fio-3.33"
 
 // notEmulated lists the corpus files whose engine blkq does not emulate,
 // with the option the error must name.

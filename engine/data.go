@@ -5,8 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"blkq"
-	"blkq/device"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/device"
 )
 
 // dataCheck gives real-file runs data that can be checked: every sector

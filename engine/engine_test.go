@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"blkq/report"
-	"blkq/workload/fio"
+	"github.com/blkq-dev/blkq/report"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 func parse(t *testing.T, src string) *fio.JobFile {
@@ -115,7 +115,7 @@ func TestDeterministicJSON(t *testing.T) {
 func TestFileDeviceDataReadBack(t *testing.T) {
 	for _, direct := range []string{"1", "0"} {
 		t.Run("direct="+direct, func(t *testing.T) {
-			src := mustRead(t, "../../shared/corpus/fio-3.33/fio-rand-RW.fio")
+			src := mustRead(t, "../testdata/fio-3.33/fio-rand-RW.fio")
 			src = append(src, []byte("direct="+direct+"\n")...)
 			path := filepath.Join(t.TempDir(), "dev")
 			res := run(t, string(src), Options{Device: "file:" + path, SizeCap: 4 << 20, RuntimeCap: 500 * time.Millisecond})

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // An executor runs the engine's callbacks one at a time: job state is

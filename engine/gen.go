@@ -4,7 +4,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 
-	"blkq/workload/fio"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // The offset generator: the next I/O of a job as fio would choose it.

@@ -6,9 +6,9 @@ import (
 	"io"
 	"time"
 
-	"blkq"
-	"blkq/bcache"
-	"blkq/workload/fio"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/bcache"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // A job is one fio job clone: a blkq Task that keeps up to iodepth bios in

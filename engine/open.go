@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"strings"
 
-	"blkq"
-	"blkq/bcache"
-	"blkq/device"
-	_ "blkq/iosched/deadline" // registers mq-deadline
-	_ "blkq/iosched/linus"    // registers linus (2.4)
-	"blkq/report"
-	"blkq/sim"
-	"blkq/sim/hdd"
-	"blkq/sim/ssd"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/bcache"
+	"github.com/blkq-dev/blkq/device"
+	_ "github.com/blkq-dev/blkq/iosched/deadline" // registers mq-deadline
+	_ "github.com/blkq-dev/blkq/iosched/linus"    // registers linus (2.4)
+	"github.com/blkq-dev/blkq/report"
+	"github.com/blkq-dev/blkq/sim"
+	"github.com/blkq-dev/blkq/sim/hdd"
+	"github.com/blkq-dev/blkq/sim/ssd"
 )
 
 // DefaultSimCapacity is the simulated disk's size when the jobs need less:

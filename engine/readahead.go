@@ -3,7 +3,7 @@ package engine
 import (
 	"strconv"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // Read-ahead for buffered sequential readers (direct=0, rw=read) on

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"blkq"
-	"blkq/workload/fio"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // Regions: which bytes of which file a job clone works on, from fio's

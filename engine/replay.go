@@ -5,9 +5,9 @@ import (
 	"sort"
 	"time"
 
-	"blkq"
-	"blkq/device"
-	"blkq/report"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/device"
+	"github.com/blkq-dev/blkq/report"
 )
 
 // Replay: a block trace's I/Os through the request layer onto a device.

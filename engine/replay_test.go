@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // synthetic returns n records from 4 pids: sequential 8-sector reads per

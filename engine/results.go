@@ -5,8 +5,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"blkq"
-	"blkq/report"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/report"
 )
 
 // report assembles the fio-style run report.

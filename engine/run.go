@@ -12,10 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"blkq"
-	"blkq/bcache"
-	"blkq/report"
-	"blkq/workload/fio"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/bcache"
+	"github.com/blkq-dev/blkq/report"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // Options configure a run. Zero values mean the defaults named.

@@ -3,8 +3,8 @@ package engine
 import (
 	"time"
 
-	"blkq"
-	"blkq/report"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/report"
 )
 
 // jobStats gathers one job's figures in fio's terms: per direction the

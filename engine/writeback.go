@@ -4,8 +4,8 @@ import (
 	"slices"
 	"time"
 
-	"blkq"
-	"blkq/bcache"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/bcache"
 )
 
 // Buffered writes on simulated devices: a page cache with write-back, in

@@ -3,8 +3,8 @@ package engine
 import (
 	"testing"
 
-	"blkq"
-	"blkq/bcache"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/bcache"
 )
 
 // TestSimWritebackEndFsync: four buffered sequential writers on sim:hdd

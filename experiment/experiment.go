@@ -14,9 +14,9 @@ import (
 	"sort"
 	"strings"
 
-	"blkq"
-	"blkq/engine"
-	"blkq/workload/fio"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/engine"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // An Experiment is a workload run under several configurations.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"blkq/report"
+	"github.com/blkq-dev/blkq/report"
 )
 
 // allocFigures are the request-allocation figures of one outcome.

@@ -6,11 +6,11 @@ import (
 	"sync"
 	"time"
 
-	"blkq"
-	"blkq/device"
-	"blkq/engine"
-	_ "blkq/iosched/deadline" // mq-deadline, for the CPU measurement
-	"blkq/sim"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/device"
+	"github.com/blkq-dev/blkq/engine"
+	_ "github.com/blkq-dev/blkq/iosched/deadline" // mq-deadline, for the CPU measurement
+	"github.com/blkq-dev/blkq/sim"
 )
 
 // The 2008 nomerges report: fio, random 4 KiB asynchronous direct reads

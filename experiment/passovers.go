@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"blkq/engine"
-	"blkq/report"
+	"github.com/blkq-dev/blkq/engine"
+	"github.com/blkq-dev/blkq/report"
 )
 
 // passovers: the 2003 "io stalls" thread. Twenty processes stream

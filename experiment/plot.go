@@ -18,7 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"blkq/report"
+	"github.com/blkq-dev/blkq/report"
 )
 
 // Plot draws an experiment's outcomes (one per configuration, in

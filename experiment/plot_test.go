@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"blkq/engine"
-	"blkq/report"
+	"github.com/blkq-dev/blkq/engine"
+	"github.com/blkq-dev/blkq/report"
 )
 
 // TestPlot draws a quick wakeall run and checks that every picture is a

@@ -3,7 +3,7 @@ package experiment
 import (
 	"fmt"
 
-	"blkq/engine"
+	"github.com/blkq-dev/blkq/engine"
 )
 
 // readahead: under request pressure, a read-ahead allocation fails at once

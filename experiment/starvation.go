@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"blkq/engine"
+	"github.com/blkq-dev/blkq/engine"
 )
 
 // dbenchJobs is the dbench-like load of the 2002 report: 64 tasks, each

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"blkq/engine"
-	"blkq/report"
+	"github.com/blkq-dev/blkq/engine"
+	"github.com/blkq-dev/blkq/report"
 )
 
 // tiobench: 8 to 128 threads doing sequential and random reads and

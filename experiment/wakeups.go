@@ -3,7 +3,7 @@ package experiment
 import (
 	"fmt"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // batching and wakeall run the starvation experiment's dbench-like load,

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Full-size runs: every fio example job file in ../shared/corpus/fio-3.33,
+# Full-size runs: every fio example job file in testdata/fio-3.33,
 # unmodified and uncapped, on sim:hdd, with the wall time of each. A file
 # whose engine blkq does not emulate fails with one line naming the option.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin
 go build -o /tmp/blkq-corpus ./cmd/blkq || exit 1
-corpus=${1:-../shared/corpus/fio-3.33}
+corpus=${1:-testdata/fio-3.33}
 for f in "$corpus"/*.fio; do
   start=$(date +%s.%N)
   if /tmp/blkq-corpus run --output-format=json --output=/dev/null "$f" 2>/tmp/blkq-corpus.err; then

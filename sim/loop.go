@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // Loop is a discrete-event loop in virtual time. It implements blkq.Clock:

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 var _ blkq.Clock = (*Loop)(nil)

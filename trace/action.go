@@ -4,7 +4,7 @@ import (
 	"errors"
 	"syscall"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // How a blkq event becomes a record: the action word the kernel's blktrace

@@ -3,7 +3,7 @@ package trace_test
 import (
 	"testing"
 
-	"blkq/trace"
+	"github.com/blkq-dev/blkq/trace"
 )
 
 func TestRecordAccessors(t *testing.T) {

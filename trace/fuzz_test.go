@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"blkq/trace"
+	"github.com/blkq-dev/blkq/trace"
 )
 
 // FuzzReader feeds the Reader arbitrary bytes, seeded with traces the

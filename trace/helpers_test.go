@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"blkq"
-	"blkq/engine"
-	"blkq/sim"
-	"blkq/trace"
-	"blkq/workload/fio"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/engine"
+	"github.com/blkq-dev/blkq/sim"
+	"github.com/blkq-dev/blkq/trace"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // corpus is the shared fio corpus, relative to this package.
-const corpus = "../../shared/corpus/fio-3.33/"
+const corpus = "../testdata/fio-3.33/"
 
 // needTool returns the path of an outside tool. A missing tool skips the
 // test, except under CI (CI=true), where it fails it: test.sh installs

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"blkq/trace"
+	"github.com/blkq-dev/blkq/trace"
 )
 
 const scenarioText = `  8,0    0        1     0.000000000     7  Q   W 0 + 8 [writer]

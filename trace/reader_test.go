@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"blkq/trace"
+	"github.com/blkq-dev/blkq/trace"
 )
 
 func sampleRecords() []trace.Record {

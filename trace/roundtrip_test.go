@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"blkq"
-	"blkq/trace"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/trace"
 )
 
 // TestRoundTripQueuedBios: the trace of a run, read back, holds one Q

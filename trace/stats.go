@@ -5,7 +5,7 @@ import (
 	"io"
 	"sync"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // A Latency is one of btt's metrics: the number of intervals measured and

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"blkq/trace"
+	"github.com/blkq-dev/blkq/trace"
 )
 
 // TestStatsScenario checks the metrics of the hand-worked scenario. Times

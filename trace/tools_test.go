@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"blkq/engine"
-	"blkq/trace"
+	"github.com/blkq-dev/blkq/engine"
+	"github.com/blkq-dev/blkq/trace"
 )
 
 // Tests against Debian's blktrace tools (blkparse, btt): they read the

@@ -8,7 +8,7 @@ import (
 	"os"
 	"sync"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // WriterOptions configure a Writer. The zero value writes device 8,0 in
@@ -108,7 +108,7 @@ func (w *Writer) Trace(e *blkq.Event) {
 		w.noted[e.PID] = true
 		name := taskName(e)
 		if name == "" {
-			name = "blkq"
+			name = "github.com/blkq-dev/blkq"
 		}
 		comm := make([]byte, commLen)
 		copy(comm[:commLen-1], name)

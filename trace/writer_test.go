@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"blkq"
-	"blkq/sim"
-	"blkq/trace"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/sim"
+	"github.com/blkq-dev/blkq/trace"
 )
 
 // writeScenario returns the records a Writer wrote of the scenario.

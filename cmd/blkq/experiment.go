@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"strings"
 
-	"blkq"
-	"blkq/engine"
-	"blkq/experiment"
-	"blkq/trace"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/engine"
+	"github.com/blkq-dev/blkq/experiment"
+	"github.com/blkq-dev/blkq/trace"
 )
 
 // cmdExperiment runs "blkq experiment list" and "blkq experiment NAME".

@@ -16,11 +16,11 @@ import (
 	"syscall"
 	"time"
 
-	"blkq"
-	"blkq/bcache"
-	"blkq/device"
-	"blkq/lockstat"
-	"blkq/report"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/bcache"
+	"github.com/blkq-dev/blkq/device"
+	"github.com/blkq-dev/blkq/lockstat"
+	"github.com/blkq-dev/blkq/report"
 )
 
 // cmdLatency runs "blkq latency": a cyclictest-like probe. A goroutine

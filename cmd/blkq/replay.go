@@ -10,13 +10,13 @@ import (
 	"strings"
 	"time"
 
-	"blkq"
-	"blkq/engine"
-	"blkq/experiment"
-	"blkq/report"
-	"blkq/trace"
-	"blkq/workload/fio"
-	wtrace "blkq/workload/trace"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/engine"
+	"github.com/blkq-dev/blkq/experiment"
+	"github.com/blkq-dev/blkq/report"
+	"github.com/blkq-dev/blkq/trace"
+	"github.com/blkq-dev/blkq/workload/fio"
+	wtrace "github.com/blkq-dev/blkq/workload/trace"
 )
 
 // cmdReplay runs "blkq replay TRACE [flags]": a recorded block trace

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"blkq/trace"
+	"github.com/blkq-dev/blkq/trace"
 )
 
 // qEvents returns a trace's Q events as "op sector+sectors" lines, in order.
@@ -32,7 +32,7 @@ func qEvents(t *testing.T, path string) []string {
 func TestTraceRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	first, second := filepath.Join(dir, "run.blktrace.0"), filepath.Join(dir, "replay.blktrace.0")
-	if _, _, err := runCLI(t, "--runtime-cap=1s", "--trace", first, "../../../shared/corpus/fio-3.33/fio-rand-RW.fio"); err != nil {
+	if _, _, err := runCLI(t, "--runtime-cap=1s", "--trace", first, "../../testdata/fio-3.33/fio-rand-RW.fio"); err != nil {
 		t.Fatal(err)
 	}
 	var o, e strings.Builder
@@ -58,7 +58,7 @@ func TestReplayCompareMQSim(t *testing.T) {
 	for _, tr := range []string{"mqsim-tpcc-small.trace", "mqsim-wsrch-small.trace"} {
 		for _, dev := range []string{"sim:hdd", "sim:ssd"} {
 			var o, e strings.Builder
-			err := cmdReplay([]string{"--device", dev, "--compare", "sched=none,mq-deadline,linus", "../../../shared/corpus/traces/" + tr}, &o, &e)
+			err := cmdReplay([]string{"--device", dev, "--compare", "sched=none,mq-deadline,linus", "../../testdata/traces/" + tr}, &o, &e)
 			if err != nil {
 				t.Fatalf("%s on %s: %v", tr, dev, err)
 			}
@@ -78,7 +78,7 @@ func TestReplayCompareMQSim(t *testing.T) {
 func TestKernelMergesAgreement(t *testing.T) {
 	for _, f := range []string{"ftrace-blk-loop0.txt", "ftrace-blk-classic-loop0.txt"} {
 		var o, e strings.Builder
-		if err := cmdReplay([]string{"--kernel-merges", "--scheduler", "mq-deadline", "../../../shared/corpus/samples/" + f}, &o, &e); err != nil {
+		if err := cmdReplay([]string{"--kernel-merges", "--scheduler", "mq-deadline", "../../testdata/samples/" + f}, &o, &e); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
 		var n, kernel, ours, both, neither int

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"blkq/engine"
-	"blkq/report"
-	"blkq/trace"
-	"blkq/workload/fio"
+	"github.com/blkq-dev/blkq/engine"
+	"github.com/blkq-dev/blkq/report"
+	"github.com/blkq-dev/blkq/trace"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 //go:embed default.fio

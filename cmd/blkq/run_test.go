@@ -40,7 +40,7 @@ func TestJSONOutput(t *testing.T) {
 			Read struct {
 				IOBytes int64 `json:"io_bytes"`
 			} `json:"read"`
-			Blkq map[string]any `json:"blkq"`
+			Blkq map[string]any `json:"github.com/blkq-dev/blkq"`
 		} `json:"jobs"`
 		DiskUtil []map[string]any `json:"disk_util"`
 	}
@@ -53,7 +53,7 @@ func TestJSONOutput(t *testing.T) {
 }
 
 func TestParseOnlyAndErrors(t *testing.T) {
-	corpus := "../../../shared/corpus/fio-3.33/"
+	corpus := "../../testdata/fio-3.33/"
 	if _, _, err := runCLI(t, "--parse-only", corpus+"tiobench-example.fio"); err != nil {
 		t.Fatalf("--parse-only on a corpus file: %v", err)
 	}

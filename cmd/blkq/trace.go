@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"blkq/trace"
+	"github.com/blkq-dev/blkq/trace"
 )
 
 const traceUsage = `usage: blkq trace print [flags] FILE|NAME|-

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"blkq/trace"
+	"github.com/blkq-dev/blkq/trace"
 )
 
 func traceCLI(t *testing.T, stdin []byte, args ...string) (string, string, error) {
@@ -23,7 +23,7 @@ func traceCLI(t *testing.T, stdin []byte, args ...string) (string, string, error
 func TestRunTraceAndPrint(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "run.blktrace.0")
-	if _, _, err := runCLI(t, "--runtime-cap=500ms", "--trace", file, "../../../shared/corpus/fio-3.33/fio-rand-read.fio"); err != nil {
+	if _, _, err := runCLI(t, "--runtime-cap=500ms", "--trace", file, "../../testdata/fio-3.33/fio-rand-read.fio"); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := trace.ReadFile(file)
@@ -76,7 +76,7 @@ func TestRunTraceAndPrint(t *testing.T) {
 func TestTraceCLIErrors(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "short.blktrace.0")
-	if _, _, err := runCLI(t, "--runtime-cap=100ms", "--trace", file, "../../../shared/corpus/fio-3.33/fio-rand-read.fio"); err != nil {
+	if _, _, err := runCLI(t, "--runtime-cap=100ms", "--trace", file, "../../testdata/fio-3.33/fio-rand-read.fio"); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(file)

@@ -23,7 +23,7 @@ import (
 	"strconv"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // Linux defaults (block/mq-deadline.c).

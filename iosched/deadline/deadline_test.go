@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 func rq(op blkq.Op, sector uint64) *blkq.Request {

@@ -3,8 +3,8 @@ package deadline
 import (
 	"testing"
 
-	"blkq"
-	"blkq/sim"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/sim"
 )
 
 // gated is a depth-1 device that holds each request until released.

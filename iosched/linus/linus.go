@@ -102,7 +102,7 @@ import (
 	"strconv"
 	"strings"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // Name is the scheduler's registered name.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 func rq(op blkq.Op, sector uint64, sectors uint32) *blkq.Request {

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"blkq"
-	"blkq/device"
-	"blkq/sim"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/device"
+	"github.com/blkq-dev/blkq/sim"
 )
 
 // probe wraps the elevator and checks, independently of its budget

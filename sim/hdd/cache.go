@@ -78,7 +78,7 @@ import (
 	"math"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // Served says how a command was served.

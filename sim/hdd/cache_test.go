@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"blkq"
-	"blkq/sim"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/sim"
 )
 
 const (

@@ -3,8 +3,8 @@ package hdd
 import (
 	"fmt"
 
-	"blkq"
-	"blkq/sim"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/sim"
 )
 
 // Device is the simulated disk as a blkq.Device on a sim.Loop. It serves

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"blkq"
-	"blkq/sim"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/sim"
 )
 
 var _ blkq.Device = (*Device)(nil)

@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // Model is the disk's mechanics as a pure function of the request, the

@@ -3,8 +3,8 @@ package ssd
 import (
 	"fmt"
 
-	"blkq"
-	"blkq/sim"
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/sim"
 )
 
 // Device is the simulated SSD as a blkq.Device on a sim.Loop. It holds up

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"blkq"
-	_ "blkq/iosched/deadline" // registers mq-deadline, the default
-	"blkq/sim"
+	"github.com/blkq-dev/blkq"
+	_ "github.com/blkq-dev/blkq/iosched/deadline" // registers mq-deadline, the default
+	"github.com/blkq-dev/blkq/sim"
 )
 
 var _ blkq.Device = (*Device)(nil)

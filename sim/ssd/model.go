@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // Model is the drive's timeline: when each die and each channel is free.

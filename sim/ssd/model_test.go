@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // The tests use the default drive: 8 channels of 8 dies, 8 KiB pages (16

@@ -10,7 +10,7 @@ import (
 
 // corpusDir holds fio 3.33's examples (the generic block-device subset),
 // used unmodified.
-const corpusDir = "../../../shared/corpus/fio-3.33"
+const corpusDir = "../../testdata/fio-3.33"
 
 func corpusFiles(t testing.TB) []string {
 	t.Helper()

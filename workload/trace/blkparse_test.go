@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // realBlkparse is blkparse 1.2.0's output for the real binary trace of

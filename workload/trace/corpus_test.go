@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 func TestCorpusMQSim(t *testing.T) {

@@ -26,7 +26,7 @@ import (
 	"strings"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // NewDiskSimReader returns a reader of DiskSim ASCII whose arrival times

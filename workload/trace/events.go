@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // Event is one action line of a blkparse or ftrace trace.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"blkq/workload/trace"
+	"github.com/blkq-dev/blkq/workload/trace"
 )
 
 // Two MSR Cambridge lines, read as records: FILETIME ticks become time since

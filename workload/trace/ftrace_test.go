@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 func TestFtrace(t *testing.T) {

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
-// Real inputs written by others, used unmodified (../shared/corpus/README.md).
+// Real inputs written by others, used unmodified (testdata/README.md at the repository root).
 const (
-	samplesDir = "../../../shared/corpus/samples"
-	tracesDir  = "../../../shared/corpus/traces"
+	samplesDir = "../../testdata/samples"
+	tracesDir  = "../../testdata/traces"
 )
 
 func readCorpus(t testing.TB, dir, name string) []byte {

@@ -37,7 +37,7 @@ import (
 	"strings"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 type iologReader struct {

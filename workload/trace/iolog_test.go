@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 func TestIolog(t *testing.T) {

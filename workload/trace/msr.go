@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // filetimeTick is the unit of a Windows FILETIME.

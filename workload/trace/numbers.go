@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // maxStreamID bounds PID-like numbers (pids, device, disk and ASU numbers).

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 type spcReader struct {

@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"blkq"
+	"github.com/blkq-dev/blkq"
 )
 
 // Record is one I/O of a trace: a bio as it arrived at the block layer.
