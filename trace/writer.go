@@ -108,7 +108,7 @@ func (w *Writer) Trace(e *blkq.Event) {
 		w.noted[e.PID] = true
 		name := taskName(e)
 		if name == "" {
-			name = "github.com/blkq-dev/blkq"
+			name = "blkq"
 		}
 		comm := make([]byte, commLen)
 		copy(comm[:commLen-1], name)
