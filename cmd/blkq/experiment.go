@@ -2,11 +2,9 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -16,6 +14,9 @@ import (
 	"github.com/blkq-dev/blkq/experiment"
 	"github.com/blkq-dev/blkq/trace"
 )
+
+// maxScale is the largest --scale.
+const maxScale = 10
 
 // cmdExperiment runs "blkq experiment list" and "blkq experiment NAME".
 func cmdExperiment(args []string, stdout, stderr io.Writer) error {
@@ -31,18 +32,20 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "usage: blkq experiment list\n       blkq experiment [flags] NAME\n\nflags:")
 		fs.PrintDefaults()
 	}
-	rest, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	rest, ok, err := parseFlags(fs, args)
+	if !ok {
 		return err
 	}
 	if len(rest) != 1 {
-		return fmt.Errorf("want one experiment name or \"list\", got %d arguments (blkq experiment -h)", len(rest))
+		return usagef("experiment: want one experiment name or \"list\", got %d arguments (blkq experiment -h)", len(rest))
 	}
 	if *format != "normal" && *format != "json" {
-		return fmt.Errorf("--output-format=%s: want normal or json", *format)
+		return usagef("--output-format=%s: want normal or json", *format)
+	}
+	// Up to ten times the published length: the runs' virtual time and
+	// wall time grow with the scale, and there is nothing past it to see.
+	if !(*scale > 0 && *scale <= maxScale) {
+		return usagef("--scale=%v: want a number above 0 and at most %v (1 = the published length, 0.1 a tenth of it)", *scale, maxScale)
 	}
 	if rest[0] == "list" {
 		for _, e := range experiment.List() {
@@ -52,10 +55,7 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 	}
 	e, ok := experiment.Get(rest[0])
 	if !ok {
-		return fmt.Errorf("unknown experiment %q (blkq experiment list)", rest[0])
-	}
-	if !(*scale > 0) || math.IsInf(*scale, 0) {
-		return fmt.Errorf("--scale=%v: want a positive number", *scale)
+		return usagef("unknown experiment %.40q (blkq experiment list)", rest[0])
 	}
 	if *printJobs {
 		printExperimentJobs(stdout, e, *scale)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,6 +20,7 @@ import (
 	"github.com/blkq-dev/blkq/device"
 	"github.com/blkq-dev/blkq/lockstat"
 	"github.com/blkq-dev/blkq/report"
+	"golang.org/x/sys/unix"
 )
 
 // cmdLatency runs "blkq latency": a cyclictest-like probe. A goroutine
@@ -52,17 +52,21 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "usage: blkq latency [flags]\n\nMeasures wake-up latency (cyclictest-like) while writers load the request layer.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if _, err := parseInterleaved(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	rest, ok, err := parseFlags(fs, args)
+	if !ok {
 		return err
 	}
-	if *interval <= 0 || *duration <= 0 || *writers < 0 {
-		return fmt.Errorf("--interval, --duration must be positive and --writers not negative")
+	if len(rest) != 0 {
+		return usagef("latency: no arguments wanted, got %q (blkq latency -h lists the flags)", rest[0])
+	}
+	if *duration <= 0 || *writers < 0 {
+		return usagef("--duration=%v, --writers=%d: want a positive duration and writers not negative", *duration, *writers)
+	}
+	if res := probeResolution(); *interval < res {
+		return usagef("--interval=%v: below the probe's resolution of %v (its clock's, and the µs cyclictest's -i counts)", *interval, res)
 	}
 	if *interval >= *duration {
-		return fmt.Errorf("--interval=%v: want it shorter than --duration=%v", *interval, *duration)
+		return usagef("--interval=%v: want it shorter than --duration=%v", *interval, *duration)
 	}
 	// Ctrl-C or SIGTERM ends the measurement early, from here on, so the
 	// scratch file is always removed.
@@ -200,4 +204,16 @@ func lockLine(w io.Writer, name string, s lockstat.Stats) {
 		fmt.Fprintf(w, "  %8s %8s %8d", us(s.CPUP99), us(s.CPUMax), s.CPULong)
 	}
 	fmt.Fprintln(w)
+}
+
+// probeResolution is the shortest --interval: the resolution of the
+// monotonic clock the probe sleeps on (clock_getres), and at least 1 µs,
+// the unit of cyclictest's -i and of the report's I: field.
+func probeResolution() time.Duration {
+	res := time.Microsecond
+	var ts unix.Timespec
+	if unix.ClockGetres(unix.CLOCK_MONOTONIC, &ts) == nil {
+		res = max(res, time.Duration(ts.Nano()))
+	}
+	return res
 }

@@ -2,12 +2,10 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/blkq-dev/blkq"
@@ -15,7 +13,6 @@ import (
 	"github.com/blkq-dev/blkq/experiment"
 	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/trace"
-	"github.com/blkq-dev/blkq/workload/fio"
 	wtrace "github.com/blkq-dev/blkq/workload/trace"
 )
 
@@ -38,51 +35,55 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "usage: blkq replay [flags] TRACE\n\nReplays a block trace through the request layer.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	rest, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	rest, ok, err := parseFlags(fs, args)
+	if !ok {
 		return err
 	}
 	if len(rest) != 1 {
-		fs.Usage()
-		return fmt.Errorf("want one trace file")
+		return usagef("replay: want one trace file, got %d arguments (blkq replay -h)", len(rest))
 	}
 	path := rest[0]
+	base, err := f.options()
+	if err != nil {
+		return err
+	}
 	switch {
 	case !(*speed > 0) || *speed > 1e9:
-		return fmt.Errorf("--speed=%v: want a number above 0 (2 = twice as fast), at most 1e9", *speed)
+		return usagef("--speed=%v: want a number above 0 (2 = twice as fast), at most 1e9", *speed)
 	case *iodepth < 1:
-		return fmt.Errorf("--iodepth=%d: want at least 1", *iodepth)
-	case f.nrRequests < 1 || f.nrRequests > 2048:
-		return fmt.Errorf("--nr-requests=%d: want 1..2048 (values below 4 become 4, as in Linux)", f.nrRequests)
+		return usagef("--iodepth=%d: want at least 1", *iodepth)
+	case *timing != "trace" && *timing != "afap":
+		return usagef("--timing=%.40s: want trace or afap", *timing)
+	case *timeUnit < 0 || *timeUnit > 0 && !powerOfTen(int64(*timeUnit)):
+		return usagef("--time-unit=%v: want a power of ten of nanoseconds, such as 1ns, 100ns, 1us, 1ms or 1s", *timeUnit)
 	case *compare != "" && (f.format != "normal" || f.output != "" || f.traceFile != ""):
-		return fmt.Errorf("--compare prints one text table: it does not combine with --output-format, --output or --trace")
+		return usagef("--compare prints one text table: it does not combine with --output-format, --output or --trace")
+	}
+	var settings []compareSetting
+	if *compare != "" {
+		// Every value is checked before the first replay starts.
+		if settings, err = compareSettings(*compare, base); err != nil {
+			return err
+		}
 	}
 	recs, warn, err := loadTrace(path, *format, *timeUnit)
-	if warn != nil {
+	if warn != nil && !f.parseOnly {
 		fmt.Fprintf(stderr, "blkq: %v (replaying the %d records before it)\n", warn, len(recs))
 	}
 	if err != nil {
 		return err
 	}
+	if f.parseOnly {
+		if warn != nil {
+			fmt.Fprintf(stderr, "blkq: %v (a replay would replay the %d records before it)\n", warn, len(recs))
+		}
+		// As run --parse-only: the trace is read and checked, nothing runs.
+		fmt.Fprintf(stderr, "blkq: %s: %d records parsed\n", path, len(recs))
+		return nil
+	}
 	ro := engine.ReplayOptions{Timing: *timing, Speed: *speed, IODepth: *iodepth, Strict: *strict}
-	base := engine.Options{Device: f.device, Scheduler: f.scheduler, NrRequests: f.nrRequests, NoMerges: f.nomerges, Alloc: f.alloc, Seed: f.seed}
-	if f.sizeCap != "" {
-		if base.SizeCap, err = fio.ParseSize(f.sizeCap); err != nil || base.SizeCap <= 0 {
-			return fmt.Errorf("--size-cap=%s: want a size such as 64m", f.sizeCap)
-		}
-	}
-	for _, s := range f.sets {
-		k, v, ok := strings.Cut(s, "=")
-		if !ok {
-			return fmt.Errorf("--set %q: want NAME=VALUE", s)
-		}
-		base.Attrs = append(base.Attrs, [2]string{k, v})
-	}
 	if *compare != "" {
-		return replayCompare(path, recs, base, ro, *compare, stdout, stderr)
+		return replayCompare(path, recs, base, ro, settings, stdout, stderr)
 	}
 	var tw *trace.Writer
 	if f.traceFile != "" {
@@ -154,37 +155,17 @@ func loadTrace(path, format string, unit time.Duration) (recs []engine.ReplayRec
 	return recs, rerr, nil
 }
 
-// replayCompare replays recs under each setting of spec ("sched=a,b" or
-// "nomerges=0,2", "alloc=...", "nr_requests=...") and prints one table.
-func replayCompare(path string, recs []engine.ReplayRecord, base engine.Options, ro engine.ReplayOptions, spec string, stdout, stderr io.Writer) error {
-	key, vals, ok := strings.Cut(spec, "=")
-	if !ok || vals == "" {
-		return fmt.Errorf("--compare=%s: want NAME=V1,V2,... (sched, nomerges, alloc, nr_requests, or any tunable)", spec)
-	}
+// replayCompare replays recs under each of settings (from --compare) and
+// prints one table.
+func replayCompare(path string, recs []engine.ReplayRecord, base engine.Options, ro engine.ReplayOptions, settings []compareSetting, stdout, stderr io.Writer) error {
 	cols := []string{"setting", "IOPS", "MB/s", "avg lat ms", "p99 lat ms", "max lat ms", "merges", "requests", "avg req KiB", "util %"}
 	var rows [][]string
-	for _, v := range strings.Split(vals, ",") {
-		if v == "" {
-			return fmt.Errorf("--compare %s: an empty value", spec)
-		}
-		opt := base
-		switch key {
-		case "sched", "scheduler":
-			opt.Scheduler = v
-		case "alloc":
-			opt.Alloc = v
-		case "nomerges":
-			if v != "0" && v != "1" && v != "2" {
-				return fmt.Errorf("--compare nomerges=%s: want 0, 1 or 2", v)
-			}
-			opt.NoMerges = int(v[0] - '0')
-		default:
-			opt.Attrs = append(append([][2]string(nil), base.Attrs...), [2]string{key, v})
-		}
+	for _, set := range settings {
+		opt := set.opt
 		start := time.Now()
 		res, err := engine.Replay(path, recs, opt, ro)
 		if err != nil {
-			return fmt.Errorf("%s=%s: %w", key, v, err)
+			return fmt.Errorf("%s: %w", set.name, err)
 		}
 		js := res.Run.Jobs[0]
 		lat := report.NewLatency()
@@ -198,10 +179,10 @@ func replayCompare(path string, recs []engine.ReplayRecord, base engine.Options,
 		if len(res.Run.Disks) > 0 {
 			util = res.Run.Disks[0].Util
 		}
-		rows = append(rows, []string{fmt.Sprintf("%s=%s", key, v), fmt.Sprintf("%.1f", float64(ios)/secs), fmt.Sprintf("%.2f", bytes/secs/1e6),
+		rows = append(rows, []string{set.name, fmt.Sprintf("%.1f", float64(ios)/secs), fmt.Sprintf("%.2f", bytes/secs/1e6),
 			fmt.Sprintf("%.2f", lat.Mean()/1e6), fmt.Sprintf("%.2f", float64(lat.Percentile(99))/1e6), fmt.Sprintf("%.2f", float64(lat.Max())/1e6),
 			fmt.Sprint(js.Blkq.BackMerges + js.Blkq.FrontMerges), fmt.Sprint(js.Blkq.RequestsIssued), fmt.Sprintf("%.1f", js.Blkq.AvgRequestBytes()/1024), fmt.Sprintf("%.1f", util)})
-		fmt.Fprintf(stderr, "blkq: %s=%s replayed %d records in %s wall\n", key, v, len(recs), time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(stderr, "blkq: %s replayed %d records in %s wall\n", set.name, len(recs), time.Since(start).Round(time.Millisecond))
 	}
 	fmt.Fprintf(stdout, "%s: %d records on %s, timing %s\n\n", path, len(recs), deviceName(base.Device), ro.Timing)
 	fmt.Fprint(stdout, (&experiment.Table{Columns: cols, Rows: rows}).Format())

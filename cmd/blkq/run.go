@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	_ "embed"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -48,7 +47,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.output, "output", "", "write the report to this file instead of stdout")
 	fs.StringVar(&f.sizeCap, "size-cap", "", "cap every job's size, filesize and io_size (e.g. 64m)")
 	fs.DurationVar(&f.runtimeCap, "runtime-cap", 0, "cap every job's runtime (e.g. 5s)")
-	fs.BoolVar(&f.parseOnly, "parse-only", false, "parse and check the job files, run nothing")
+	fs.BoolVar(&f.parseOnly, "parse-only", false, "parse and check the input (job files, or the trace), run nothing")
 	fs.StringVar(&f.traceFile, "trace", "", "write a blktrace binary trace of the run to `FILE` (for blkparse -i NAME, call it NAME.blktrace.0)")
 	fs.Var(&f.sets, "set", "set a queue tunable before the run, NAME=VALUE (repeatable; e.g. iosched/fifo_batch=8)")
 }
@@ -77,31 +76,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fs.PrintDefaults()
 	}
 	f.register(fs)
-	files, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	files, ok, err := parseFlags(fs, args)
+	if !ok {
 		return err
 	}
-	if f.nrRequests < 1 || f.nrRequests > 2048 {
-		return fmt.Errorf("--nr-requests=%d: want 1..2048 (values below 4 become 4, as in Linux)", f.nrRequests)
+	opt, err := f.options()
+	if err != nil {
+		return err
 	}
-	if f.nomerges < 0 || f.nomerges > 2 {
-		return fmt.Errorf("--nomerges=%d: want 0, 1 or 2", f.nomerges)
-	}
-	if f.format != "normal" && f.format != "json" {
-		return fmt.Errorf("--output-format=%s: want normal or json", f.format)
-	}
-	var sizeCap int64
-	if f.sizeCap != "" {
-		if sizeCap, err = fio.ParseSize(f.sizeCap); err != nil || sizeCap <= 0 {
-			return fmt.Errorf("--size-cap=%s: want a size such as 64m", f.sizeCap)
-		}
-	}
-	if f.runtimeCap < 0 {
-		return fmt.Errorf("--runtime-cap=%v: want a positive duration such as 5s", f.runtimeCap)
-	}
+	opt.RuntimeCap, opt.Progress = f.runtimeCap, stderr
 	var jobFiles []*fio.JobFile
 	if len(files) == 0 {
 		jf, err := fio.Parse("default.fio (embedded)", defaultJob, os.Getenv)
@@ -136,19 +119,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	jf := jobFiles[0]
 	if len(jobFiles) > 1 {
 		jf = fio.Merge(jobFiles...)
-	}
-	var attrs [][2]string
-	for _, s := range f.sets {
-		k, v, ok := strings.Cut(s, "=")
-		if !ok {
-			return fmt.Errorf("--set %q: want NAME=VALUE", s)
-		}
-		attrs = append(attrs, [2]string{k, v})
-	}
-	opt := engine.Options{
-		Device: f.device, Scheduler: f.scheduler, NrRequests: f.nrRequests, NoMerges: f.nomerges,
-		Alloc: f.alloc, Seed: f.seed, SizeCap: sizeCap, RuntimeCap: f.runtimeCap, Attrs: attrs,
-		Progress: stderr,
 	}
 	var tw *trace.Writer
 	if f.traceFile != "" {
@@ -186,6 +156,52 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%d of %d jobs failed (see err= in the report)", failed, len(res.Run.Jobs))
 	}
 	return nil
+}
+
+// options checks the flags run and replay share, all before anything
+// runs, and gives the engine's options for them. A bad value is a usage
+// error naming its flag.
+func (f *runFlags) options() (engine.Options, error) {
+	opt := engine.Options{Device: f.device, Scheduler: f.scheduler, NrRequests: f.nrRequests, NoMerges: f.nomerges,
+		Alloc: f.alloc, Seed: f.seed}
+	if f.nrRequests < 1 || f.nrRequests > 2048 {
+		return opt, usagef("--nr-requests=%d: want 1..2048 (values below 4 become 4, as in Linux)", f.nrRequests)
+	}
+	if f.nomerges < 0 || f.nomerges > 2 {
+		return opt, usagef("--nomerges=%d: want 0, 1 or 2", f.nomerges)
+	}
+	if f.format != "normal" && f.format != "json" {
+		return opt, usagef("--output-format=%s: want normal or json", f.format)
+	}
+	if f.runtimeCap < 0 {
+		return opt, usagef("--runtime-cap=%v: want a positive duration such as 5s", f.runtimeCap)
+	}
+	if f.sizeCap != "" {
+		if len(f.sizeCap) > 64 { // no size is this long; and errors quote it
+			return opt, usagef("--size-cap: a value of %d characters; want a size such as 64m", len(f.sizeCap))
+		}
+		n, err := fio.ParseSize(f.sizeCap)
+		switch {
+		case err != nil:
+			return opt, usagef("--size-cap: %v; want a size such as 64m", err)
+		case n < 512:
+			// Every block is whole 512-byte sectors: a smaller cap holds none.
+			return opt, usagef("--size-cap: %s is less than a 512-byte sector; want a size such as 64m", f.sizeCap)
+		}
+		opt.SizeCap = n
+	}
+	for _, s := range f.sets {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return opt, usagef("--set %.80q: want NAME=VALUE", s)
+		}
+		opt.Attrs = append(opt.Attrs, [2]string{k, v})
+	}
+	// --scheduler, --alloc and --set: fail now, not after reading the input.
+	if err := checkQueueOptions(opt); err != nil {
+		return opt, usagef("%s", strings.TrimPrefix(err.Error(), "blkq: "))
+	}
+	return opt, nil
 }
 
 // writeReport writes r in --output-format to --output or stdout. It is

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,16 +23,6 @@ flags:
 
 // cmdTrace runs "blkq trace print".
 func cmdTrace(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "print" {
-		fmt.Fprint(stderr, traceUsage)
-		if len(args) == 0 {
-			return errors.New("trace: want a subcommand (print)")
-		}
-		if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-			return nil
-		}
-		return fmt.Errorf("trace: unknown subcommand %q (want print)", args[0])
-	}
 	fs := flag.NewFlagSet("blkq trace print", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	noSummary := fs.Bool("no-summary", false, "print the records only, without the closing summary (as blkparse -q)")
@@ -41,16 +30,22 @@ func cmdTrace(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, traceUsage)
 		fs.PrintDefaults()
 	}
-	rest, err := parseInterleaved(fs, args[1:])
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+	if len(args) == 0 || args[0] != "print" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
+			fs.Usage()
 			return nil
 		}
+		if len(args) == 0 {
+			return usagef("trace: want a subcommand (print; blkq trace -h)")
+		}
+		return usagef("trace: unknown subcommand %.40q (want print; blkq trace -h)", args[0])
+	}
+	rest, ok, err := parseFlags(fs, args[1:])
+	if !ok {
 		return err
 	}
 	if len(rest) != 1 {
-		fs.Usage()
-		return errors.New("trace print: want one trace file")
+		return usagef("trace print: want one trace file, got %d arguments (blkq trace print -h)", len(rest))
 	}
 	recs, name, err := readTraceArg(rest[0], stdin)
 	if err != nil {
