@@ -19,11 +19,20 @@ import (
 	"github.com/blkq-dev/blkq/workload/fio"
 )
 
+// The discussions the experiments reproduce, cited by the subject line
+// they were posted under, the mailing list and the date; what each
+// measured is in docs/discussions.md.
+const (
+	source2002 = `linux-kernel, February 2002: "[patch] get_request starvation fix"`
+	source2003 = `linux-kernel, June 2003: "[PATCH] io stalls"`
+	source2008 = `linux-kernel, April 2008: "Skip I/O merges when disabled"`
+)
+
 // An Experiment is a workload run under several configurations.
 type Experiment struct {
 	Name    string
 	Title   string
-	Source  string // the discussion it reproduces
+	Source  string // the discussion it reproduces: its public subject, list and date
 	Jobs    func(scale float64) string
 	Configs []Config
 	// Analyze builds the comparison table from one outcome per config,

@@ -68,7 +68,7 @@ func init() {
 	register(&Experiment{
 		Name:    "nomerges",
 		Title:   "nomerges 0/1/2: merges, IOPS and the request layer's CPU per I/O on random and sequential reads",
-		Source:  "2008-nomerges-tunable.txt",
+		Source:  source2008,
 		Jobs:    nomergesJobs,
 		Configs: configs,
 		Analyze: analyzeNomerges,

@@ -67,7 +67,7 @@ func init() {
 	register(&Experiment{
 		Name:   "passovers",
 		Title:  "io stalls: 20 streaming writers under the 2.4 linus elevator, stock vs tuned passovers, nr_requests 128 vs 1024",
-		Source: "2003-io-stalls.txt",
+		Source: source2003,
 		Jobs:   passoverJobs,
 		Configs: []Config{
 			{Name: "stock, 128", Options: passoverOptions("2048", "8192", "6", "16", 128)},

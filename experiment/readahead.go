@@ -43,7 +43,7 @@ func init() {
 	register(&Experiment{
 		Name:   "readahead",
 		Title:  "read-ahead under request pressure: dropped at once (fair) vs competing with sleepers",
-		Source: "2002-get_request-starvation-fix.txt",
+		Source: source2002,
 		Jobs:   readaheadJobs,
 		Configs: []Config{
 			{Name: "fair, read-ahead 128 KiB", Options: opt("fair", "128")},

@@ -67,7 +67,7 @@ func init() {
 	register(&Experiment{
 		Name:   "starvation",
 		Title:  "get_request starvation: legacy (2.4.18-pre9) vs fair (the 2002 fix) allocation",
-		Source: "2002-get_request-starvation-fix.txt",
+		Source: source2002,
 		Jobs:   dbenchJobs,
 		Configs: []Config{
 			{Name: "legacy", Options: dbenchOptions("legacy")},

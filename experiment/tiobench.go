@@ -74,7 +74,7 @@ func init() {
 	register(&Experiment{
 		Name:    "tiobench",
 		Title:   "tiobench: 8-128 threads of sequential/random reads/writes, legacy vs fair allocation",
-		Source:  "2002-get_request-starvation-fix.txt",
+		Source:  source2002,
 		Jobs:    tiobenchJobs(8, "read", "0"),
 		Configs: configs,
 		Analyze: analyzeTiobench,

@@ -14,7 +14,7 @@ func init() {
 	register(&Experiment{
 		Name:   "batching",
 		Title:  "fair allocation with batching vs waking a sleeper as soon as any request is freed",
-		Source: "2002-get_request-starvation-fix.txt",
+		Source: source2002,
 		Jobs:   dbenchJobs,
 		Configs: withBuffered([]Config{
 			{Name: "fair (batch 32)", Options: dbenchOptions("fair")},
@@ -34,7 +34,7 @@ func init() {
 	register(&Experiment{
 		Name:   "wakeall",
 		Title:  "exclusive wake-one vs wake-all, with otherwise identical FIFO rules",
-		Source: "2002-get_request-starvation-fix.txt",
+		Source: source2002,
 		Jobs:   dbenchJobs,
 		Configs: withBuffered([]Config{
 			{Name: "fair (wake-one)", Options: dbenchOptions("fair")},
