@@ -4,7 +4,7 @@ package blkq
 // by its blkparse letter.
 type Action uint8
 
-// The actions blkq emits, in the order of an I/O's life (see DESIGN.md).
+// The actions blkq emits, in the order of an I/O's life (docs/design.md).
 const (
 	ActQueue      Action = iota + 1 // Q: the queue got the bio
 	ActBackMerge                    // M: bio merged at the back of a request

@@ -26,8 +26,8 @@
 //   - io:    buffers under write-back I/O (2.4's BUF_LOCKED list, jbd's
 //     t_locked_list), in submission order.
 //
-// Bounded critical sections (DESIGN.md, "Rules of the house"; the 2004
-// preemption thread). No walk under the cache lock visits more than
+// Bounded critical sections (docs/design.md, "House rules"; the 2004
+// "CONFIG_PREEMPT and server workloads" thread). No walk under the cache lock visits more than
 // WalkChunk (32) items before it releases the lock (other walks' markers,
 // two per walk, are stepped over without counting as work); every other
 // section is O(1) or bounded by WalkChunk (eviction, write_some). A walk keeps its place
@@ -94,13 +94,14 @@
 // (Stats.Lock, package lockstat; optionally on the holder's CPU clock too), alongside counters of hits, reads,
 // writes by source, evictions, throttling and walk steps.
 //
-// Sources: /work/shared/DESIGN.md; reference/discussions/
-// 2002-get_request-starvation-fix.txt (write_some_buffers, NRSYNC 32,
-// write_unlocked_buffers' nr_to_write = 2 × nr_buffers_type[BUF_DIRTY],
-// balance_dirty, bdflush, the invalidate_bdev livelock) and
-// 2004-preempt-and-server-workloads.txt (latency is the longest stretch that
+// Sources (docs/design.md, docs/discussions.md): the linux-kernel threads
+// "[patch] get_request starvation fix" of February 2002 (write_some_buffers,
+// NRSYNC 32, write_unlocked_buffers' nr_to_write = 2 × nr_buffers_type[BUF_DIRTY],
+// balance_dirty, bdflush, the invalidate_bdev livelock) and "CONFIG_PREEMPT
+// and server workloads" of March 2004 (latency is the longest stretch that
 // cannot yield; the jbd commit-loop restart and t_locked_list); Linux's
-// vm.dirty_background_ratio and vm.dirty_ratio defaults.
+// vm.dirty_background_ratio and vm.dirty_ratio defaults
+// (Documentation/admin-guide/sysctl/vm.rst).
 //
 // Units: sizes and offsets of ReadAt/WriteAt are bytes; buffers, thresholds
 // and counts are pages of PageSize bytes; durations are time.Duration.

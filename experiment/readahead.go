@@ -74,7 +74,7 @@ func analyzeReadahead(out []*Outcome) *Table {
 		t.Rows = append(t.Rows, []string{o.Config.Name, num(dropped), f2(rbw), f2(wbw), num(f.sleeps), ms(f.maxWait), ms(f.p99), ms(f.p50)})
 	}
 	t.Notes = append(t.Notes,
-		"2002: \"A READA requester fails if free_requests < batch_requests. We don't want READA requests to prevent sleepers from ever waking.\"",
+		"2002, rule (a) of the patch's design: a read-ahead allocation fails at once while fewer than batch_requests requests are free, so that read-ahead can never keep a sleeper from being woken.",
 		fmt.Sprintf("fair with read-ahead vs without: max sleep %.0f vs %.0f ms, p99 %.0f vs %.0f ms (2002: read-ahead never delays sleepers): %s", fig[0].maxWait, fig[1].maxWait, fig[0].p99, fig[1].p99, yesNo(fig[0].maxWait <= fig[1].maxWait*1.1)))
 	t.Notes = append(t.Notes, fmt.Sprintf("The readers' throughput is the other side of the rule: under fair their read-ahead is dropped under pressure (%s bios here) and they read 4 KiB at a time, a seek each (%s MB/s), where legacy drops read-ahead only when no request at all is free (%s bios; %s MB/s).",
 		t.Rows[0][1], t.Rows[0][2], t.Rows[2][1], t.Rows[2][2]))

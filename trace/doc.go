@@ -14,5 +14,6 @@
 //
 // The layout and the meaning of the fields follow the kernel's uapi header
 // blktrace_api.h and the behaviour of blkparse and btt (blktrace 1.2.0);
-// see reference/linux-block-layer.md §6 and reference/formats.md §2.
+// see docs/linux-block-layer.md ("blktrace") and docs/formats.md ("blkparse
+// and btt").
 package trace

@@ -97,6 +97,9 @@ func TestReadmeCommandsSucceed(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/blkq: %v\n%s", err, out)
 	}
+	// One scratch directory for all the commands, as a user's $TMPDIR
+	// would be: one command may write a file the next reads.
+	tmp := t.TempDir()
 	for _, c := range cmds {
 		name, _, _ := strings.Cut(c.args, "#")
 		t.Run(strings.Join(strings.Fields(name), "_"), func(t *testing.T) {
@@ -104,9 +107,10 @@ func TestReadmeCommandsSucceed(t *testing.T) {
 			// well under a second each.
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, "sh", "-c", shellQuote(bin)+c.args)
+			// bash for pipefail: a failing blkq piped into tail fails.
+			cmd := exec.CommandContext(ctx, "bash", "-o", "pipefail", "-c", shellQuote(bin)+c.args)
 			cmd.Dir = root
-			cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 			var stdout, stderr strings.Builder
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Run(); err != nil {

@@ -13,22 +13,22 @@ type Params struct {
 	// (500 GiB), blkq's choice: a common size for a 7200 rpm desktop disk.
 	Capacity uint64
 	// RPM is the spindle speed in revolutions per minute. Default 7200
-	// (DESIGN.md "Simulated devices"): 8.33 ms per revolution, 4.17 ms
+	// (docs/design.md, "Simulated devices"): 8.33 ms per revolution, 4.17 ms
 	// average rotational latency.
 	RPM int
 	// TrackToTrack is the seek time between adjacent cylinders. Default
-	// 0.8 ms (DESIGN.md "Simulated devices").
+	// 0.8 ms (docs/design.md, "Simulated devices").
 	TrackToTrack time.Duration
 	// AvgSeek is the seek time over a third of the stroke, the mean
-	// distance between two random cylinders. Default 8.5 ms (DESIGN.md
+	// distance between two random cylinders. Default 8.5 ms (docs/design.md,
 	// "Simulated devices").
 	AvgSeek time.Duration
 	// FullStroke is the seek time from the first cylinder to the last.
-	// Default 16 ms (DESIGN.md "Simulated devices").
+	// Default 16 ms (docs/design.md, "Simulated devices").
 	FullStroke time.Duration
 	// MediaRate is the rate, in bytes/s, at which data passes under the
 	// head; with RPM it sets the sectors per track. Default 150e6 bytes/s
-	// (DESIGN.md "Simulated devices": ~150 MB/s).
+	// (docs/design.md, "Simulated devices": about 150 MB/s).
 	MediaRate float64
 	// TrackSkew is the rotation, in sectors, of each track's first sector
 	// relative to the previous track's. 0 (the default) derives it: the

@@ -14,9 +14,8 @@ import (
 // 2018), whose ssdconfig.xml describes an MLC drive of 8 channels at
 // 333 MT/s, 1 byte wide, 4 chips per channel with 2 dies each, 2 planes per
 // die, 2048 blocks of 256 pages of 8 KiB per plane, page reads of 75 µs,
-// programs of 750 µs and erases of 3.8 ms. The channels, read and program
-// latencies and channel rate are also the figures of DESIGN.md ("Simulated
-// devices": 8 channels, 75 µs read, 750 µs program, 333 MB/s).
+// programs of 750 µs and erases of 3.8 ms (docs/design.md, "Simulated
+// devices").
 type Params struct {
 	// Capacity is the drive's size in 512-byte sectors. Default 1048576000
 	// (500 GiB), the size of sim:hdd, so that the same jobs and traces fit
@@ -26,7 +25,7 @@ type Params struct {
 	// but the range check.
 	Capacity uint64
 	// Channels is the number of flash channels (buses). Default 8
-	// (MQSim's Flash_Channel_Count; DESIGN.md).
+	// (MQSim's Flash_Channel_Count).
 	Channels int
 	// DiesPerChannel is the number of dies sharing each channel, each able
 	// to read or program one page at a time. Default 8: MQSim's 4 chips per
@@ -39,15 +38,15 @@ type Params struct {
 	PageSize int
 	// ReadLatency is the time to read a page from the array into the
 	// die's page register (tR). Default 75 µs (MQSim's
-	// Page_Read_Latency_LSB/CSB/MSB; DESIGN.md).
+	// Page_Read_Latency_LSB/CSB/MSB).
 	ReadLatency time.Duration
 	// ProgramLatency is the time to program a page from the die's page
 	// register (tPROG). Default 750 µs (MQSim's
-	// Page_Program_Latency_LSB/MSB in ssdconfig.xml; DESIGN.md).
+	// Page_Program_Latency_LSB/MSB in ssdconfig.xml).
 	ProgramLatency time.Duration
 	// ChannelRate is each channel's data rate in bytes/s. Default 333e6:
 	// MQSim's Channel_Transfer_Rate of 333 MT/s on a channel 1 byte wide
-	// (Flash_Channel_Width), ONFI NV-DDR2 (DESIGN.md: 333 MB/s).
+	// (Flash_Channel_Width), ONFI NV-DDR2.
 	ChannelRate float64
 	// Depth is how many requests the drive accepts at once. Default 32,
 	// the most SATA's native command queueing allows (MQSim's NVMe queues

@@ -7,9 +7,10 @@ import (
 	"github.com/blkq-dev/blkq"
 )
 
-// realBlkparse is blkparse 1.2.0's output for the real binary trace of
-// formats.md §2.2 (liuzel01/mynotes sda.blktrace.*), abridged, summary
-// included.
+// realBlkparse is blkparse 1.2.0's output for a real binary trace (the
+// sda.blktrace.0 and .1 files of the public GitHub repository
+// liuzel01/mynotes, commit f4fcdf40, an xfs-on-dm system), abridged,
+// summary included.
 const realBlkparse = `Input file sda.blktrace.0 added
 Input file sda.blktrace.1 added
   8,2    1        1     0.000000000 17852  A   W 24391512 + 160 <- (253,0) 20481880

@@ -37,8 +37,9 @@ func TestDiskSim(t *testing.T) {
 	})
 }
 
-// DiskSim's own traces count milliseconds with a fraction (here the MSN file
-// server trace as converted in huaicheng/replayer, formats.md §3.2 #8).
+// DiskSim's own traces count milliseconds with a fraction (here the first
+// records of the MSN file server trace as converted in the public GitHub
+// repository huaicheng/replayer, file MSN-FS-30s-ms).
 func TestDiskSimMilliseconds(t *testing.T) {
 	r := NewDiskSimReader(strings.NewReader("0.000 5 174224064 16 1\n0.221 5 162947904 16 1\n1.722 5 117757456 16 1\n"), "msn", time.Millisecond)
 	recs, err := ReadAll(r)

@@ -6,7 +6,8 @@ import (
 	"time"
 )
 
-// realMSR is the start of the MSR Cambridge hm_0 sample (formats.md §3.2 #1).
+// realMSR is the start of the MSR Cambridge trace of volume hm_0 (SNIA
+// IOTTA set 388; docs/formats.md, "Trace sets").
 const realMSR = `128166385295514663,hm,0,Write,9056014336,2048,2833
 128166385295514878,hm,0,Write,11855351808,512,2617
 128166385295515175,hm,0,Write,5548077056,4096,2320
