@@ -183,3 +183,28 @@ func TestReplayCompareChecksEveryValueBeforeTheFirstReplay(t *testing.T) {
 		t.Errorf("--compare nomerges=0,2: %v\n%s", err, e.String())
 	}
 }
+
+// TestReplayRefusesFlagsItWouldIgnore: replay has no runtime to cap, and
+// --size-cap sizes only a file: device; given where they do nothing, they
+// are usage errors rather than silently ignored.
+func TestReplayRefusesFlagsItWouldIgnore(t *testing.T) {
+	for _, args := range [][]string{
+		{"--runtime-cap=1s", tpcc},
+		{"--size-cap=64m", tpcc},
+		{"--device=sim:ssd", "--size-cap=64m", tpcc},
+		{"--device=null", "--size-cap=64m", tpcc},
+	} {
+		var o strings.Builder
+		err := cmdReplay(args, &o, new(strings.Builder))
+		if err == nil || !isUsage(err) || o.Len() != 0 {
+			t.Errorf("replay %v: %v; want a usage error and no report", args, err)
+		}
+	}
+	img := filepath.Join(t.TempDir(), "disk.img")
+	if err := cmdReplay([]string{"--device=file:" + img, "--size-cap=64m", "--parse-only", tpcc}, new(strings.Builder), new(strings.Builder)); err != nil {
+		t.Errorf("--size-cap on a file: device: %v", err)
+	}
+	if _, err := os.Stat(img); err == nil {
+		t.Errorf("--parse-only created the device file %s", img)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/blkq-dev/blkq"
@@ -48,6 +49,10 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	switch {
+	case f.runtimeCap != 0:
+		return usagef("--runtime-cap: a replay runs the whole trace and has no runtime to cap")
+	case base.SizeCap > 0 && !strings.HasPrefix(base.Device, "file:"):
+		return usagef("--size-cap: in a replay it sizes a file: device; %s keeps its size", deviceName(base.Device))
 	case !(*speed > 0) || *speed > 1e9:
 		return usagef("--speed=%v: want a number above 0 (2 = twice as fast), at most 1e9", *speed)
 	case *iodepth < 1:
