@@ -40,7 +40,7 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 		return usagef("experiment: want one experiment name or \"list\", got %d arguments (blkq experiment -h)", len(rest))
 	}
 	if *format != "normal" && *format != "json" {
-		return usagef("--output-format=%s: want normal or json", *format)
+		return usagef("--output-format=%.40s: want normal or json", *format)
 	}
 	// Up to ten times the published length: the runs' virtual time and
 	// wall time grow with the scale, and there is nothing past it to see.

@@ -171,7 +171,7 @@ func (f *runFlags) options() (engine.Options, error) {
 		return opt, usagef("--nomerges=%d: want 0, 1 or 2", f.nomerges)
 	}
 	if f.format != "normal" && f.format != "json" {
-		return opt, usagef("--output-format=%s: want normal or json", f.format)
+		return opt, usagef("--output-format=%.40s: want normal or json", f.format)
 	}
 	if f.runtimeCap < 0 {
 		return opt, usagef("--runtime-cap=%v: want a positive duration such as 5s", f.runtimeCap)
