@@ -51,7 +51,8 @@ type job struct {
 	writesSinceSync             int
 	syncWanted, syncInFlight    bool
 	endSyncDone                 bool
-	err                         error
+	err                         error  // the job's first error
+	errFunc                     string // what failed, for the report ("io_u error")
 
 	free []*ioUnit
 	st   *jobStats
@@ -457,9 +458,7 @@ func (j *job) done(u *ioUnit, err error) {
 		if err == nil {
 			j.st.recordSync(u, now)
 		} else {
-			if j.err == nil {
-				j.err = err // fsync reports the write-back errors since the last one
-			}
+			j.r.ioFailed(j, u, err) // fsync reports the write-back errors since the last one
 			j.stopping = true
 		}
 	case err == nil:
@@ -475,9 +474,7 @@ func (j *job) done(u *ioUnit, err error) {
 	case errors.Is(err, blkq.ErrReadAheadDropped):
 		j.st.dropped(u.dir)
 	default:
-		if j.err == nil {
-			j.err = err
-		}
+		j.r.ioFailed(j, u, err)
 		j.stopping = true
 		if j.r.data != nil && u.dir == dirWrite {
 			j.r.data.abandoned(u)

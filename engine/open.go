@@ -133,6 +133,9 @@ func (r *runner) openQueue(capacity int64, direct bool) error {
 			return err
 		}
 	}
+	if r.data != nil {
+		q.AddTracer(r.data.refusals(r.exec))
+	}
 	r.disk = &blkq.DiskStats{}
 	q.AddTracer(r.disk)
 	for _, t := range r.opt.Tracers {
