@@ -2,9 +2,11 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/blkq-dev/blkq/report"
@@ -101,5 +103,37 @@ func TestENOSPCBufferedWriteBackReportsErr28(t *testing.T) {
 				t.Fatalf("io_u error lines %q", res.IOErrors)
 			}
 		})
+	}
+}
+
+// TestReadOnlyMountReadJobsRun: on a read-only file system, jobs that only
+// read (buffered and direct, sequential and random) open the file
+// read-only and run without error; nothing is read back, as nothing was
+// written. A job that writes gets the file system's error.
+func TestReadOnlyMountReadJobsRun(t *testing.T) {
+	dir := mountTmpfs(t, "8m")
+	dev := filepath.Join(dir, "dev")
+	run(t, "[w]\nrw=write\nbs=64k\nsize=4m\n", Options{Device: "file:" + dev})
+	remountReadOnly(t, dir)
+	for _, job := range []string{
+		"[r]\nrw=read\nbs=64k\nsize=2m\ndirect=1\n",
+		"[r]\nrw=randread\nbs=4k\nsize=2m\nio_size=512k\n",
+		"[r]\nrw=read\nbs=16k\nsize=2m\nioengine=libaio\niodepth=8\ndirect=1\n[r2]\nrw=randread\nbs=4k\nsize=1m\n",
+	} {
+		res := run(t, job, Options{Device: "file:" + dev})
+		if res.Verified != 0 {
+			t.Fatalf("%d sectors read back after a run that wrote nothing", res.Verified)
+		}
+		if res.Run.Jobs[0].Read.Bytes == 0 {
+			t.Fatalf("job %q read nothing", job)
+		}
+	}
+	_, err := Run(parse(t, "[w]\nrw=write\nbs=64k\nsize=2m\n"), Options{Device: "file:" + dev})
+	if !errors.Is(err, syscall.EROFS) {
+		t.Fatalf("a writer on a read-only file system: %v", err)
+	}
+	_, err = Run(parse(t, "[r]\nrw=read\nbs=64k\nsize=5m\n"), Options{Device: "file:" + dev})
+	if !errors.Is(err, syscall.EROFS) || !strings.Contains(err.Error(), "only read") {
+		t.Fatalf("readers needing more than the file holds on a read-only file system: %v", err)
 	}
 }

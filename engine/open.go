@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"syscall"
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/bcache"
@@ -13,6 +16,7 @@ import (
 	"github.com/blkq-dev/blkq/sim"
 	"github.com/blkq-dev/blkq/sim/hdd"
 	"github.com/blkq-dev/blkq/sim/ssd"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // DefaultSimCapacity is the simulated disk's size when the jobs need less:
@@ -90,8 +94,19 @@ func (r *runner) openQueue(capacity int64, direct bool) error {
 	case "file":
 		ex := newRealExec()
 		r.exec = ex
-		f, err := device.OpenFile(arg, device.FileOptions{Direct: direct, Depth: 32, Size: capacity})
+		o := device.FileOptions{Direct: direct, Depth: 32, Size: capacity}
+		readOnly := r.readsOnly()
+		if readOnly && largeEnough(arg, capacity) {
+			// Jobs that only read open the file read-only, so that they
+			// run on a read-only file system (and share the file's lock
+			// with other readers).
+			o.ReadOnly, o.Size = true, 0
+		}
+		f, err := device.OpenFile(arg, o)
 		if err != nil {
+			if readOnly && !o.ReadOnly && errors.Is(err, syscall.EROFS) {
+				return fmt.Errorf("%s: the jobs only read, but the file is missing or smaller than the %d bytes they need, and cannot be created or extended: %w", arg, capacity, err)
+			}
 			return err
 		}
 		if f.Capacity() < capSectors {
@@ -142,6 +157,31 @@ func (r *runner) openQueue(capacity int64, direct bool) error {
 		q.AddTracer(t)
 	}
 	return nil
+}
+
+// readsOnly reports whether every job of the run only reads (rw=read or
+// randread): the file device can then be opened read-only.
+func (r *runner) readsOnly() bool {
+	if r.jf == nil || len(r.jf.Jobs) == 0 {
+		return false
+	}
+	for _, j := range r.jf.Jobs {
+		if j.RW != fio.RWRead && j.RW != fio.RWRandRead {
+			return false
+		}
+	}
+	return true
+}
+
+// largeEnough reports whether path is a regular file of at least size
+// bytes or a block device (whose size OpenFile checks).
+func largeEnough(path string, size int64) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	m := fi.Mode()
+	return m.IsRegular() && fi.Size() >= size || m&os.ModeDevice != 0 && m&os.ModeCharDevice == 0
 }
 
 // openStats gives every job its statistics and the per-pid tracer.
