@@ -23,6 +23,7 @@ import (
 // overlapping write is in flight makes that write's overlap unknown: when
 // the write completes those sectors are forgotten, not marked written.
 type dataCheck struct {
+	bufs     *bufPool // the bios' buffers (bufpool.go)
 	seed     uint64
 	bitmap   []uint64                // sectors written
 	inflight map[*ioUnit][]sectorRun // writes in flight → their sectors a discard made unknown
@@ -32,15 +33,7 @@ type dataCheck struct {
 type sectorRun struct{ lo, hi uint64 }
 
 func newDataCheck(seed, sectors uint64) *dataCheck {
-	return &dataCheck{seed: seed, bitmap: make([]uint64, (sectors+63)/64), inflight: map[*ioUnit][]sectorRun{}}
-}
-
-// buffer returns a buffer of n bytes aligned for O_DIRECT, reusing buf.
-func (d *dataCheck) buffer(buf []byte, n int) []byte {
-	if cap(buf) >= n {
-		return buf[:n]
-	}
-	return device.AlignedBuffer(n)
+	return &dataCheck{bufs: newBufPool(0, 1), seed: seed, bitmap: make([]uint64, (sectors+63)/64), inflight: map[*ioUnit][]sectorRun{}}
 }
 
 // fill writes the pattern of the sectors starting at byte offset off.

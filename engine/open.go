@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -140,6 +141,9 @@ func (r *runner) openQueue(capacity int64, direct bool) error {
 		}
 	}
 	r.q = q
+	if r.data != nil {
+		r.sizeBufPool()
+	}
 	if r.buffered {
 		// direct=0 on a real file: jobs read and write through blkq's
 		// buffer cache; write-back reaches the queue.
@@ -157,6 +161,32 @@ func (r *runner) openQueue(capacity int64, direct bool) error {
 		q.AddTracer(t)
 	}
 	return nil
+}
+
+// sizeBufPool bounds the buffers a file run keeps for reuse by what can
+// be outstanding (bufpool.go): every request of both directions at its
+// largest (max_sectors_kb, or the largest block if bios are larger), and
+// one parked bio per job. The buffer cache's goroutines get as many slots
+// as there are requests.
+func (r *runner) sizeBufPool() {
+	nr := r.q.Pool().NrRequests
+	largest := int64(0)
+	for _, j := range r.jobs {
+		for d := range 3 {
+			largest = max(largest, int64(j.spec.BS[d].Max))
+			for _, x := range j.spec.BSSplit[d] {
+				largest = max(largest, int64(x.BS))
+			}
+		}
+	}
+	largest = int64(1) << bufClass(int(max(largest, 1)))
+	rq := largest
+	if kb, err := r.q.Attr("max_sectors_kb"); err == nil {
+		if n, err := strconv.ParseInt(kb, 10, 64); err == nil {
+			rq = max(rq, n<<10)
+		}
+	}
+	r.data.bufs = newBufPool(int64(2*nr)*rq+int64(len(r.jobs))*largest, 2*nr)
 }
 
 // readsOnly reports whether every job of the run only reads (rw=read or
