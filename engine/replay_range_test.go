@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // TestReplayEndPastByteOffset2To63IsAnError: a record whose end lies past
@@ -54,5 +55,21 @@ func TestReplayRecordLargerThanDeviceFailsAlone(t *testing.T) {
 	}
 	if _, err := Replay("big", recs, opt, ReplayOptions{Strict: true}); err == nil || !strings.Contains(err.Error(), "big:4") {
 		t.Fatalf("--strict: %v", err)
+	}
+}
+
+// TestJobOffsetPast2To63IsAnError: offset=2^63 is refused by the parser,
+// naming the option; an offset whose region ends past byte 2^63 is an
+// error naming offset, not a device size that wrapped.
+func TestJobOffsetPast2To63IsAnError(t *testing.T) {
+	_, err := fio.Parse("o.fio", []byte("[o]\nrw=read\nsize=1m\noffset=9223372036854775808\n"), func(string) string { return "" })
+	if err == nil || !strings.Contains(err.Error(), `o.fio:4`) || !strings.Contains(err.Error(), `"offset"`) {
+		t.Fatalf("offset=2^63: %v", err)
+	}
+	for _, dev := range []string{"sim:hdd", "file:" + filepath.Join(t.TempDir(), "dev")} {
+		_, err = Run(parse(t, "[o]\nrw=read\nsize=1m\noffset=9223372036854775296\n"), Options{Device: dev})
+		if err == nil || !strings.Contains(err.Error(), "test.fio:1") || !strings.Contains(err.Error(), "offset=9223372036854775296") {
+			t.Fatalf("%s: offset=2^63-512: %v", dev, err)
+		}
 	}
 }

@@ -6,6 +6,7 @@ package engine
 import (
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -320,6 +321,9 @@ func (r *runner) plan() (*layout, error) {
 			for _, n := range names {
 				known := r.capSize(spec.FileSize[1])
 				off, size := r.resolve(spec, c, len(names), known)
+				if off > math.MaxInt64-max(size, r.capSize(spec.IOSize)) {
+					return nil, fmt.Errorf("%s:%d: job %q: offset=%d plus the job's %d bytes ends past byte 2^63", r.jf.Path, spec.Line, spec.Name, off, max(size, r.capSize(spec.IOSize)))
+				}
 				rs = append(rs, region{n, known})
 				switch {
 				case isDeviceName(n):
