@@ -140,7 +140,8 @@ func openOrCreate(path string, flag int, create bool) (f *os.File, created bool,
 // lock takes an advisory lock on the file (flock, released when the file
 // is closed): exclusive for a device opened for writing, shared for a
 // read-only one, so that two runs never write one file at once while
-// any number may read it.
+// any number may read it. On a file system that has no locks the file is
+// used without one.
 func (d *File) lock() error {
 	how := unix.LOCK_EX
 	if d.readOnly {
@@ -163,6 +164,10 @@ func (d *File) lock() error {
 	switch {
 	case lerr == unix.EWOULDBLOCK:
 		return fmt.Errorf("%s: %w: another process holds a lock on it (flock; another blkq run?)", d.path, ErrInUse)
+	case lerr == unix.EOPNOTSUPP || lerr == unix.ENOLCK:
+		// A file system without locks (some FUSE ones): run unguarded
+		// rather than not at all.
+		return nil
 	case lerr != nil:
 		return &os.PathError{Op: "flock", Path: d.path, Err: lerr}
 	}
