@@ -130,12 +130,16 @@ func openQueue(t *testing.T, path string, wrap func(blkq.Device) blkq.Device) (*
 // readDisk reads every page of path through a fresh device and queue.
 func readDisk(t *testing.T, path string, pages int64) []byte {
 	t.Helper()
-	q, d := openQueue(t, path, nil)
-	buf := make([]byte, pages*PageSize)
-	if _, err := q.ReadAt(buf, 0); err != nil {
+	// Straight from the file: the test's device may still be open, and
+	// holds the file's lock.
+	f, err := os.Open(path)
+	if err != nil {
 		t.Fatal(err)
 	}
-	q.Close()
-	d.Close()
+	defer f.Close()
+	buf := make([]byte, pages*PageSize)
+	if _, err := f.ReadAt(buf, 0); err != nil {
+		t.Fatal(err)
+	}
 	return buf
 }

@@ -29,7 +29,7 @@ func (c *raCounter) Trace(e *blkq.Event) {
 func TestReadAheadSequential(t *testing.T) {
 	const pages = 1024
 	path := makeDisk(t, pages)
-	q, _ := openQueue(t, path, nil)
+	q, d := openQueue(t, path, nil)
 	var n raCounter
 	q.AddTracer(&n)
 	c, err := New(q, Config{})
@@ -53,6 +53,7 @@ func TestReadAheadSequential(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
+	d.Close() // it holds the file's lock
 
 	q2, _ := openQueue(t, path, nil)
 	var m raCounter

@@ -15,6 +15,10 @@ var ErrOutOfRange = errors.New("beyond the end of the device")
 // opened read-only.
 var ErrReadOnly = errors.New("device opened read-only")
 
+// ErrInUse is wrapped by OpenFile's error when another open file holds a
+// conflicting lock on the file: another blkq run, usually.
+var ErrInUse = errors.New("device in use")
+
 // ErrClosed is the error of a request issued after Close.
 var ErrClosed = errors.New("device closed")
 

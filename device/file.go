@@ -1,6 +1,7 @@
 package device
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -58,6 +59,13 @@ type File struct {
 
 // OpenFile opens path as a device. Its capacity is the file's size (or the
 // block device's, from BLKGETSIZE64) in whole 512-byte sectors.
+//
+// The file is locked with flock until Close: exclusively, or shared when
+// ReadOnly. A file another process (or another File) holds a conflicting
+// lock on is refused at once with an error wrapping ErrInUse and naming
+// the path. If OpenFile created the file and then fails (the extension to
+// Size is refused, say), it removes the file. A file that refuses O_DIRECT
+// (a character device, some file systems) gets an error saying so.
 func OpenFile(path string, o FileOptions) (*File, error) {
 	if o.Depth <= 0 {
 		o.Depth = defaultFileDepth
@@ -72,19 +80,28 @@ func OpenFile(path string, o FileOptions) (*File, error) {
 	if o.ReadOnly {
 		flag = os.O_RDONLY
 	}
-	if o.Size > 0 {
-		flag |= os.O_CREATE
-	}
 	if o.Direct {
 		flag |= unix.O_DIRECT
 	}
-	f, err := os.OpenFile(path, flag, 0o666)
+	f, created, err := openOrCreate(path, flag, o.Size > 0)
 	if err != nil {
+		if o.Direct && errors.Is(err, unix.EINVAL) {
+			return nil, fmt.Errorf("%s: O_DIRECT (direct=1) refused: the file or its file system does not support direct I/O: %w", path, err)
+		}
 		return nil, err
 	}
 	d := &File{path: path, f: f, direct: o.Direct, readOnly: o.ReadOnly, depth: o.Depth}
+	if err := d.lock(); err != nil {
+		f.Close() // a file we just created is someone else's now: leave it
+		return nil, err
+	}
 	if err := d.init(o.Size); err != nil {
 		f.Close()
+		if created {
+			// Leave nothing behind: an empty file would pass for a
+			// device on the next run.
+			os.Remove(path)
+		}
 		return nil, err
 	}
 	d.ch = make(chan *blkq.Request, d.depth)
@@ -94,6 +111,67 @@ func OpenFile(path string, o FileOptions) (*File, error) {
 		go w.run()
 	}
 	return d, nil
+}
+
+// openOrCreate opens path with flag; with create, it creates the file if
+// it does not exist and reports whether it did (O_EXCL first, so that a
+// file someone else created is never taken for ours).
+func openOrCreate(path string, flag int, create bool) (f *os.File, created bool, err error) {
+	if !create {
+		f, err = os.OpenFile(path, flag, 0)
+		return f, false, err
+	}
+	for {
+		f, err = os.OpenFile(path, flag|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			return f, true, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, false, err
+		}
+		f, err = os.OpenFile(path, flag, 0)
+		if !errors.Is(err, os.ErrNotExist) {
+			return f, false, err
+		}
+		// Removed between the two opens: try again.
+	}
+}
+
+// lock takes an advisory lock on the file (flock, released when the file
+// is closed): exclusive for a device opened for writing, shared for a
+// read-only one, so that two runs never write one file at once while
+// any number may read it. On a file system that has no locks the file is
+// used without one.
+func (d *File) lock() error {
+	how := unix.LOCK_EX
+	if d.readOnly {
+		how = unix.LOCK_SH
+	}
+	rc, err := d.f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var lerr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			if lerr = unix.Flock(int(fd), how|unix.LOCK_NB); lerr != unix.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	switch {
+	case lerr == unix.EWOULDBLOCK:
+		return fmt.Errorf("%s: %w: another process holds a lock on it (flock; another blkq run?)", d.path, ErrInUse)
+	case lerr == unix.EOPNOTSUPP || lerr == unix.ENOLCK:
+		// A file system without locks (some FUSE ones): run unguarded
+		// rather than not at all.
+		return nil
+	case lerr != nil:
+		return &os.PathError{Op: "flock", Path: d.path, Err: lerr}
+	}
+	return nil
 }
 
 // init finds the descriptor and the size, extending a regular file to size.

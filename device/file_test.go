@@ -84,6 +84,7 @@ func TestOpenFile(t *testing.T) {
 		t.Fatalf("file size %v %v", fi, err)
 	}
 	// Reopening with a smaller Size leaves the file; a larger one extends.
+	d.Close()
 	d2, err := OpenFile(path, FileOptions{Size: 4096, Depth: 2})
 	if err != nil || d2.Capacity() != 2048 || d2.Depth() != 2 {
 		t.Fatalf("reopen: %v, capacity %d", err, d2.Capacity())
@@ -260,7 +261,8 @@ func TestFileIssue(t *testing.T) {
 }
 
 func TestFileReadOnly(t *testing.T) {
-	_, path := open(t, 64<<10, FileOptions{})
+	rw, path := open(t, 64<<10, FileOptions{})
+	rw.Close()
 	d, err := OpenFile(path, FileOptions{ReadOnly: true, Depth: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/device"
@@ -22,6 +23,7 @@ import (
 // overlapping write is in flight makes that write's overlap unknown: when
 // the write completes those sectors are forgotten, not marked written.
 type dataCheck struct {
+	bufs     *bufPool // the bios' buffers (bufpool.go)
 	seed     uint64
 	bitmap   []uint64                // sectors written
 	inflight map[*ioUnit][]sectorRun // writes in flight → their sectors a discard made unknown
@@ -31,15 +33,7 @@ type dataCheck struct {
 type sectorRun struct{ lo, hi uint64 }
 
 func newDataCheck(seed, sectors uint64) *dataCheck {
-	return &dataCheck{seed: seed, bitmap: make([]uint64, (sectors+63)/64), inflight: map[*ioUnit][]sectorRun{}}
-}
-
-// buffer returns a buffer of n bytes aligned for O_DIRECT, reusing buf.
-func (d *dataCheck) buffer(buf []byte, n int) []byte {
-	if cap(buf) >= n {
-		return buf[:n]
-	}
-	return device.AlignedBuffer(n)
+	return &dataCheck{bufs: newBufPool(0, 1), seed: seed, bitmap: make([]uint64, (sectors+63)/64), inflight: map[*ioUnit][]sectorRun{}}
 }
 
 // fill writes the pattern of the sectors starting at byte offset off.
@@ -78,9 +72,13 @@ func (d *dataCheck) trimmed(sector uint64, n uint32) {
 	}
 }
 
-// verify reads every written sector back, in runs, and compares.
+// verify reads every written sector back, in runs, and compares. Sectors
+// whose writes the device refused are not among them.
 func (d *dataCheck) verify(q *blkq.Queue) (int64, error) {
 	var checked int64
+	if !slices.ContainsFunc(d.bitmap, func(w uint64) bool { return w != 0 }) {
+		return 0, nil // nothing written: nothing to read back
+	}
 	buf := device.AlignedBuffer(1 << 20)
 	want := make([]byte, blkq.SectorSize)
 	nsec := uint64(len(d.bitmap)) * 64
@@ -108,6 +106,29 @@ func (d *dataCheck) verify(q *blkq.Queue) (int64, error) {
 		s = run
 	}
 	return checked, nil
+}
+
+// refused forgets sectors a write or discard the device failed: what they
+// hold is whatever was there before, or part of the new data.
+func (d *dataCheck) refused(sector uint64, n uint32) {
+	end := min(sector+uint64(n), uint64(len(d.bitmap))*64)
+	if sector < end {
+		d.trimmed(sector, uint32(end-sector))
+	}
+}
+
+// refusals is a tracer that passes every write and discard the device
+// failed to refused, on the executor. It sees the device's completion
+// before the bios' EndIO run, so the refusal is ordered after every write
+// that completed before it (a buffered write returns before its
+// write-back starts) and before every one that completes later.
+func (d *dataCheck) refusals(ex executor) blkq.Tracer {
+	return blkq.TracerFunc(func(e *blkq.Event) {
+		if e.Action == blkq.ActComplete && e.Err != nil && (e.Op == blkq.OpWrite || e.Op == blkq.OpDiscard) {
+			s, n := e.Sector, e.Sectors
+			ex.Do(func() { d.refused(s, n) })
+		}
+	})
 }
 
 // started notes a write in flight.

@@ -107,4 +107,22 @@ func (r *realExec) Run() {
 	}
 }
 
+// drain runs, after Run has returned, the callbacks posted since: device
+// completions that came in after the jobs ended (the buffer cache's last
+// write-back), so that what they record is not lost.
+func (r *realExec) drain() {
+	for {
+		r.mu.Lock()
+		batch := r.queue
+		r.queue = nil
+		r.mu.Unlock()
+		if len(batch) == 0 {
+			return
+		}
+		for _, f := range batch {
+			f()
+		}
+	}
+}
+
 func (r *realExec) Stop() { r.stopped.Do(func() { close(r.done) }) }

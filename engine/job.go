@@ -51,7 +51,8 @@ type job struct {
 	writesSinceSync             int
 	syncWanted, syncInFlight    bool
 	endSyncDone                 bool
-	err                         error
+	err                         error  // the job's first error
+	errFunc                     string // what failed, for the report ("io_u error")
 
 	free []*ioUnit
 	st   *jobStats
@@ -78,7 +79,6 @@ type ioUnit struct {
 	sync   bool      // a flush for fsync/fdatasync
 	start  blkq.Time // submission began
 	queued blkq.Time // submission returned (after any sleep for a request)
-	buf    []byte
 }
 
 func (j *job) now() blkq.Time { return j.r.exec.Now() }
@@ -141,6 +141,10 @@ func (j *job) getUnit() *ioUnit {
 // endIO is every job bio's completion callback.
 func endIO(b *blkq.Bio, err error) {
 	u := b.Private.(*ioUnit)
+	if d := u.j.r.data; d != nil && b.Buf != nil {
+		d.bufs.put(b.Buf) // the data has moved: free the buffer now (bufpool.go)
+		b.Buf = nil
+	}
 	if u.j.r.simulated {
 		u.j.done(u, err) // already on the event loop
 		return
@@ -198,7 +202,7 @@ issue:
 		u.queued = j.now()
 		switch {
 		case j.ra != nil && j.ra.read(u):
-		case j.r.cache != nil && !j.spec.Direct:
+		case j.cached():
 			j.cachedIO(j.r.cache, u)
 		case j.r.sc != nil && !j.spec.Direct && io.dir == dirWrite:
 			j.r.sc.write(j, u)
@@ -340,12 +344,18 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 	}
 	b.Sector = uint64(io.offset) >> blkq.SectorShift
 	b.Sectors = uint32(io.length >> blkq.SectorShift)
-	if j.r.data != nil {
-		u.buf = j.r.data.buffer(u.buf, int(io.length))
-		b.Buf = u.buf
+	b.Buf = nil
+	if d := j.r.data; d != nil {
+		// The buffer is the bio's until its EndIO (bufpool.go); through
+		// the buffer cache, cachedIO's goroutine takes it.
+		if io.dir != dirTrim && !j.cached() {
+			b.Buf = d.bufs.get(int(io.length))
+			if io.dir == dirWrite {
+				d.fill(b.Buf, io.offset)
+			}
+		}
 		if io.dir == dirWrite {
-			j.r.data.fill(b.Buf, io.offset)
-			j.r.data.started(u)
+			d.started(u)
 		}
 	}
 	u.start = j.now()
@@ -357,7 +367,6 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 func (j *job) cachedIO(c *bcache.Cache, u *ioUnit) {
 	u.queued = j.now()
 	off := int64(u.bio.Sector) << blkq.SectorShift
-	buf := u.bio.Buf
 	write := u.dir == dirWrite
 	if u.dir == dirTrim {
 		// The cache lets go of the range first, so that no write-back
@@ -372,16 +381,23 @@ func (j *job) cachedIO(c *bcache.Cache, u *ioUnit) {
 		}()
 		return
 	}
+	d, n := j.r.data, int(u.bio.Bytes())
 	go func() {
 		var err error
+		buf := d.bufs.getSlot(n) // bounded: bufpool.go
 		if write {
+			d.fill(buf, off)
 			_, err = c.WriteAt(buf, off)
 		} else if _, err = c.ReadAt(buf, off); errors.Is(err, io.EOF) {
 			err = nil
 		}
+		d.bufs.putSlot(buf)
 		j.r.exec.Do(func() { j.done(u, err) })
 	}()
 }
+
+// cached reports whether j's reads and writes go through the buffer cache.
+func (j *job) cached() bool { return j.r.cache != nil && !j.spec.Direct }
 
 // issueSync sends a flush for fsync=N / fdatasync=N / end_fsync once the
 // job's earlier I/O has completed (through the buffer cache, a Sync).
@@ -457,9 +473,7 @@ func (j *job) done(u *ioUnit, err error) {
 		if err == nil {
 			j.st.recordSync(u, now)
 		} else {
-			if j.err == nil {
-				j.err = err // fsync reports the write-back errors since the last one
-			}
+			j.r.ioFailed(j, u, err) // fsync reports the write-back errors since the last one
 			j.stopping = true
 		}
 	case err == nil:
@@ -475,9 +489,7 @@ func (j *job) done(u *ioUnit, err error) {
 	case errors.Is(err, blkq.ErrReadAheadDropped):
 		j.st.dropped(u.dir)
 	default:
-		if j.err == nil {
-			j.err = err
-		}
+		j.r.ioFailed(j, u, err)
 		j.stopping = true
 		if j.r.data != nil && u.dir == dirWrite {
 			j.r.data.abandoned(u)

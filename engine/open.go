@@ -1,8 +1,12 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/bcache"
@@ -13,6 +17,7 @@ import (
 	"github.com/blkq-dev/blkq/sim"
 	"github.com/blkq-dev/blkq/sim/hdd"
 	"github.com/blkq-dev/blkq/sim/ssd"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // DefaultSimCapacity is the simulated disk's size when the jobs need less:
@@ -90,8 +95,19 @@ func (r *runner) openQueue(capacity int64, direct bool) error {
 	case "file":
 		ex := newRealExec()
 		r.exec = ex
-		f, err := device.OpenFile(arg, device.FileOptions{Direct: direct, Depth: 32, Size: capacity})
+		o := device.FileOptions{Direct: direct, Depth: 32, Size: capacity}
+		readOnly := r.readsOnly()
+		if readOnly && largeEnough(arg, capacity) {
+			// Jobs that only read open the file read-only, so that they
+			// run on a read-only file system (and share the file's lock
+			// with other readers).
+			o.ReadOnly, o.Size = true, 0
+		}
+		f, err := device.OpenFile(arg, o)
 		if err != nil {
+			if readOnly && !o.ReadOnly && errors.Is(err, syscall.EROFS) {
+				return fmt.Errorf("%s: the jobs only read, but the file is missing or smaller than the %d bytes they need, and cannot be created or extended: %w", arg, capacity, err)
+			}
 			return err
 		}
 		if f.Capacity() < capSectors {
@@ -125,6 +141,9 @@ func (r *runner) openQueue(capacity int64, direct bool) error {
 		}
 	}
 	r.q = q
+	if r.data != nil {
+		r.sizeBufPool()
+	}
 	if r.buffered {
 		// direct=0 on a real file: jobs read and write through blkq's
 		// buffer cache; write-back reaches the queue.
@@ -133,12 +152,66 @@ func (r *runner) openQueue(capacity int64, direct bool) error {
 			return err
 		}
 	}
+	if r.data != nil {
+		q.AddTracer(r.data.refusals(r.exec))
+	}
 	r.disk = &blkq.DiskStats{}
 	q.AddTracer(r.disk)
 	for _, t := range r.opt.Tracers {
 		q.AddTracer(t)
 	}
 	return nil
+}
+
+// sizeBufPool bounds the buffers a file run keeps for reuse by what can
+// be outstanding (bufpool.go): every request of both directions at its
+// largest (max_sectors_kb, or the largest block if bios are larger), and
+// one parked bio per job. The buffer cache's goroutines get as many slots
+// as there are requests.
+func (r *runner) sizeBufPool() {
+	nr := r.q.Pool().NrRequests
+	largest := int64(0)
+	for _, j := range r.jobs {
+		for d := range 3 {
+			largest = max(largest, int64(j.spec.BS[d].Max))
+			for _, x := range j.spec.BSSplit[d] {
+				largest = max(largest, int64(x.BS))
+			}
+		}
+	}
+	largest = int64(1) << bufClass(int(max(largest, 1)))
+	rq := largest
+	if kb, err := r.q.Attr("max_sectors_kb"); err == nil {
+		if n, err := strconv.ParseInt(kb, 10, 64); err == nil {
+			rq = max(rq, n<<10)
+		}
+	}
+	r.data.bufs = newBufPool(int64(2*nr)*rq+int64(len(r.jobs))*largest, 2*nr)
+}
+
+// readsOnly reports whether every job of the run only reads (rw=read or
+// randread): the file device can then be opened read-only.
+func (r *runner) readsOnly() bool {
+	if r.jf == nil || len(r.jf.Jobs) == 0 {
+		return false
+	}
+	for _, j := range r.jf.Jobs {
+		if j.RW != fio.RWRead && j.RW != fio.RWRandRead {
+			return false
+		}
+	}
+	return true
+}
+
+// largeEnough reports whether path is a regular file of at least size
+// bytes or a block device (whose size OpenFile checks).
+func largeEnough(path string, size int64) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	m := fi.Mode()
+	return m.IsRegular() && fi.Size() >= size || m&os.ModeDevice != 0 && m&os.ModeCharDevice == 0
 }
 
 // openStats gives every job its statistics and the per-pid tracer.

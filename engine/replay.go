@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -98,7 +99,13 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 	p.opt = opt
 	var need int64
 	for _, r := range recs {
-		need = max(need, int64(r.Sector+uint64(r.Sectors))<<blkq.SectorShift)
+		// No device has 2^63 bytes: an end past them would overflow the
+		// file offset (and the size computed here).
+		end := r.Sector + uint64(r.Sectors)
+		if end < r.Sector || end > math.MaxInt64>>blkq.SectorShift {
+			return nil, fmt.Errorf("%s:%d: sectors %d+%d end beyond byte offset 2^63: no device is that large", name, r.Line, r.Sector, r.Sectors)
+		}
+		need = max(need, int64(end)<<blkq.SectorShift)
 	}
 	capacity := int64(DefaultSimCapacity)
 	if kind := opt.Device; len(kind) > 5 && kind[:5] == "file:" {
@@ -120,27 +127,35 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 	}
 	for i := range p.recs {
 		p.recs[i].index = i
-		if r := &p.recs[i]; r.Sector+uint64(r.Sectors) < r.Sector {
-			return nil, fmt.Errorf("%s:%d: sectors %d+%d overflow", name, r.Line, r.Sector, r.Sectors)
-		}
 	}
 	res.Merged = make([]byte, len(p.recs))
 	// Addresses beyond the device wrap into it (or fail with Strict).
 	devSectors := p.dev.Capacity()
-	wrapped := 0
+	wrapped, tooLarge, firstTooLarge := 0, 0, 0
 	for i := range p.recs {
 		r := &p.recs[i]
 		if r.Sector+uint64(r.Sectors) <= devSectors {
 			continue
 		}
-		if ro.Strict || uint64(r.Sectors) > devSectors {
+		if ro.Strict {
 			return nil, fmt.Errorf("%s:%d: sectors %d+%d are beyond the device's %d sectors", name, r.Line, r.Sector, r.Sectors, devSectors)
+		}
+		if uint64(r.Sectors) > devSectors {
+			// No place in the device holds it: it is submitted as it
+			// is and fails alone, like any I/O beyond the end.
+			if tooLarge++; tooLarge == 1 {
+				firstTooLarge = r.Line
+			}
+			continue
 		}
 		r.Sector %= devSectors - uint64(r.Sectors) + 1
 		wrapped++
 	}
 	if wrapped > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %d of %d records lay beyond the device (%d sectors) and were wrapped into it (--strict refuses)", name, wrapped, len(recs), devSectors))
+	}
+	if tooLarge > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %d of %d records are larger than the device (%d sectors), the first at line %d: they fail, the others replay (--strict refuses the trace)", name, tooLarge, len(recs), devSectors, firstTooLarge))
 	}
 	js := &report.JobStats{Name: name, PID: 1000, Engine: "replay", IODepth: ro.IODepth, RW: "replay " + ro.Timing}
 	for _, r := range p.recs {
@@ -198,7 +213,7 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 		return nil, fmt.Errorf("internal error: %w", err)
 	}
 	if p.firstErr != nil {
-		js.Error, js.ErrorText = 5, p.firstErr.Error()
+		js.Error, js.ErrorText = int(errnoOf(p.firstErr)), p.firstErr.Error()
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v", name, p.firstErr))
 	}
 	p.st.finish(end)
@@ -253,7 +268,7 @@ func (p *replayer) arrive(r *ReplayRecord) {
 	io := &replayIO{p: p, rec: r, idx: r.index, rt: rt}
 	io.bio = blkq.Bio{Op: r.Op, Flags: r.Flags, Sector: r.Sector, Sectors: r.Sectors, Private: io, EndIO: replayEndIO}
 	io.dir = dirOf(r.Op)
-	if !p.simulated && r.Op != blkq.OpFlush {
+	if !p.simulated && r.Op != blkq.OpFlush && r.Sector+uint64(r.Sectors) <= p.dev.Capacity() {
 		// A real device moves data: reads need room, writes need bytes
 		// (zeros: a trace records addresses, not contents).
 		io.bio.Buf = device.AlignedBuffer(int(r.Sectors) << blkq.SectorShift)

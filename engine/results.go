@@ -36,8 +36,8 @@ func (r *runner) report(end blkq.Time) *report.Run {
 			js.BS[d] = report.BSRange{Min: uint64(lo), Max: uint64(hi)}
 		}
 		if j.err != nil {
-			js.Error = 5 // EIO, as fio reports a failed I/O
-			js.ErrorText = j.err.Error()
+			js.Error = int(errnoOf(j.err)) // the errno itself, as fio reports it
+			js.ErrorText = errorText(j.errFunc, j.err)
 		}
 		ts := r.q.TaskStats(j.task)
 		b := js.Blkq

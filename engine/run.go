@@ -6,6 +6,7 @@ package engine
 import (
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -75,6 +76,9 @@ type Result struct {
 	// PageCache is the write-back of buffered jobs on a simulated device
 	// (nil if there were none).
 	PageCache *SimCacheStats
+	// IOErrors are fio's lines for the I/Os that failed ("fio: io_u error
+	// on file ..."), for stderr, in the order they failed.
+	IOErrors []string
 	// Merged is, for a replay, what blkq did with each record's bio, in
 	// record order: 'M' back-merged, 'F' front-merged, 0 not merged.
 	Merged []byte
@@ -100,6 +104,11 @@ type runner struct {
 	wakeRNG   *rand.Rand
 
 	doneJobs atomic.Int64 // for the progress line, read off the executor
+
+	ioErrors     []string // fio's io_u error lines (ioerror.go)
+	ioErrorsLost int      // lines beyond maxIOErrorLines
+	wbErr        error    // the buffer cache's final write-back error
+	wbErrTaken   bool     // a job reports it
 }
 
 // Run runs every job of jf and returns the statistics.
@@ -164,10 +173,13 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 		// Write back everything (the run's end includes it); then the
 		// check below reads the file through the queue, past the cache.
 		if err := r.cache.Close(); err != nil {
-			return nil, fmt.Errorf("buffer cache write-back: %w", err)
+			r.writebackFailed(err) // the jobs' error, as a failed close(2) would be
 		}
 		st := r.cache.Stats()
 		cacheStats = &st
+	}
+	if ex, ok := r.exec.(*realExec); ok {
+		ex.drain() // completions of the final write-back
 	}
 	end := r.exec.Now()
 	if err := r.checkInvariants(); err != nil {
@@ -198,10 +210,17 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	res.IOErrors = r.ioErrors
+	if r.ioErrorsLost > 0 {
+		res.IOErrors = append(res.IOErrors, fmt.Sprintf("fio: %d more io_u errors not shown", r.ioErrorsLost))
+	}
 	for _, j := range r.jobs {
 		if j.err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("job %s: %v", j.name, j.err))
 		}
+	}
+	if r.wbErr != nil && !r.wbErrTaken {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("buffer cache write-back at the end of the run failed (no fsync reported it): %v", r.wbErr))
 	}
 	if r.sc != nil && r.sc.err != nil {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("page cache write-back failed (no fsync reported it): %v", r.sc.err))
@@ -302,6 +321,9 @@ func (r *runner) plan() (*layout, error) {
 			for _, n := range names {
 				known := r.capSize(spec.FileSize[1])
 				off, size := r.resolve(spec, c, len(names), known)
+				if off > math.MaxInt64-max(size, r.capSize(spec.IOSize)) {
+					return nil, fmt.Errorf("%s:%d: job %q: offset=%d plus the job's %d bytes ends past byte 2^63", r.jf.Path, spec.Line, spec.Name, off, max(size, r.capSize(spec.IOSize)))
+				}
 				rs = append(rs, region{n, known})
 				switch {
 				case isDeviceName(n):

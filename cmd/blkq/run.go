@@ -136,6 +136,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for _, l := range res.IOErrors {
+		fmt.Fprintln(stderr, l)
+	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "blkq: %s\n", w)
 	}
