@@ -103,7 +103,7 @@ type Cache struct {
 	bgThresh int // pages
 	hdThresh int // pages
 	gen      uint64
-	err      error // first write-back error since the last Sync
+	errState // write-back errors for Sync (errseq.go)
 	closed   bool
 	st       Stats // counters; the gauges and lock figures are filled in by Stats
 
@@ -384,6 +384,7 @@ func (c *Cache) rw(p []byte, off int64, write bool) (int, error) {
 	}
 	done := int64(0)
 	dirtied := 0
+	throttled := false
 	for done < n {
 		pos := off + done
 		pg, in := pos/PageSize, int(pos%PageSize)
@@ -441,9 +442,14 @@ func (c *Cache) rw(p []byte, off int64, write bool) (int, error) {
 		c.readAhead(raFrom, raTo)
 		done += k
 		if write && (dirtied%WriteBatch == 0 || done == n) {
-			c.balanceDirty(dirtied)
+			throttled = c.balanceDirty(dirtied) || throttled
 			dirtied = 0
 		}
+	}
+	if throttled {
+		c.lock()
+		c.st.Throttled++
+		c.unlock()
 	}
 	if n == 0 && tail == nil {
 		return 0, nil

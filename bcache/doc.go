@@ -92,9 +92,11 @@
 // chunks of WalkChunk pages per lock hold) with read-ahead bios that fail
 // rather than sleep under request pressure.
 //
+// Write-back errors (errseq.go) reach Sync or Close as the device reported
+// them, as Linux's errseq reports them to fsync.
+//
 // Not yet: periodic write-back of old dirty buffers (kupdate's
-// dirty_expire), and per-device error state beyond "first write-back error
-// since the last Sync".
+// dirty_expire).
 //
 // Instruments. Every hold of the cache lock is timed into an HdrHistogram
 // (Stats.Lock, package lockstat; optionally on the holder's CPU clock too), alongside counters of hits, reads,
