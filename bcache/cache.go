@@ -112,7 +112,8 @@ type Cache struct {
 	stopOnce    sync.Once
 	flusherDone chan struct{}
 
-	discards []*discardRange // discards in progress (discard.go)
+	discards  []*discardRange // discards in progress (discard.go)
+	discardWG sync.WaitGroup  // Discard calls running
 
 	hold *lockstat.Timer // cache lock hold times
 	ra   raState         // read-ahead streams; guarded by mu
@@ -457,8 +458,9 @@ func (c *Cache) rw(p []byte, off int64, write bool) (int, error) {
 	return int(n), tail
 }
 
-// Close stops the background flusher and writes back every dirty buffer
-// (as the last close of a block device does), returning Sync's error.
+// Close stops the background flusher, writes back every dirty buffer (as
+// the last close of a block device does) and waits for read-ahead and
+// Discard calls in progress, returning Sync's error.
 // Later ReadAt and WriteAt calls fail with ErrClosed. Neither the queue nor
 // the device is closed.
 func (c *Cache) Close() error {
@@ -471,7 +473,8 @@ func (c *Cache) Close() error {
 		return nil
 	}
 	_, err := c.sync()
-	c.raWG.Wait() // read-ahead in flight ends before the cache does
+	c.raWG.Wait()      // read-ahead in flight ends before the cache does
+	c.discardWG.Wait() // and so do discards
 	return err
 }
 

