@@ -249,10 +249,11 @@ func (c *Cache) waitUnlocked(b *buffer) {
 	c.lock()
 }
 
-// getLocked returns page p's buffer, hashed and locked by the caller,
-// creating it if needed; creating one waits for a discard of p in
-// progress (discard.go). Called and returns with the cache lock held.
-func (c *Cache) getLocked(p int64) *buffer {
+// getLocked returns page p's buffer, hashed and locked by the caller, and
+// whether it found it (false: created); creating one waits for a discard
+// of p in progress (discard.go). Called and returns with the cache lock
+// held.
+func (c *Cache) getLocked(p int64) (*buffer, bool) {
 	for {
 		b := c.index[p]
 		if b == nil {
@@ -263,13 +264,11 @@ func (c *Cache) getLocked(p int64) *buffer {
 				c.lock()
 				continue
 			}
-			c.st.Misses++
-			return c.newBuffer(p)
+			return c.newBuffer(p), false
 		}
 		c.lockBuffer(b)
 		if b.hashed {
-			c.st.Hits++
-			return b
+			return b, true
 		}
 		c.unlockBuffer(b) // dropped while we waited: look again
 	}
@@ -395,16 +394,22 @@ func (c *Cache) rw(p []byte, off int64, write bool) (int, error) {
 			c.unlock()
 			return int(done), ErrClosed
 		}
-		b := c.getLocked(pg)
+		b, found := c.getLocked(pg)
 		fill := !b.uptodate && !(write && k == PageSize)
 		if d := c.discarding(pg); fill && d != nil {
-			// A buffer left empty by a failed read-ahead, in a range being
-			// discarded: reading it now could read the old data.
+			// A buffer with no data yet (a failed read-ahead's, or one
+			// found while a discard of it began): filling it now could
+			// read the old data.
 			c.unlockBuffer(b)
 			c.st.DiscardWaits++
 			c.unlock()
 			<-d.done
 			continue
+		}
+		if found {
+			c.st.Hits++
+		} else {
+			c.st.Misses++
 		}
 		c.unlock()
 		if b.data == nil {
