@@ -34,10 +34,10 @@ import (
 // refuses more than UINT_MAX) and has not tied it to max_sectors_kb since
 // 2006 ("readahead: remove size limit on read_ahead_kb", Wu Fengguang: a
 // large value is harmless because read-ahead consults the memory
-// available). The memory check it relied on, max_sane_readahead, capped a
-// read-ahead at half of the free and inactive page-cache memory; the cache's
-// analogue is half its capacity, so the window is min(read_ahead_kb,
-// Capacity/2) pages. Within the window, read-ahead never takes a page past
+// available). The memory check it relied on, max_sane_readahead (through
+// Linux 3.14), capped a read-ahead at half of the node's free and inactive
+// file pages; the cache's analogue is half its capacity, so the window is
+// min(read_ahead_kb, Capacity/2) pages. Within the window, read-ahead never takes a page past
 // the capacity: it evicts a clean page for each one it adds, and when none
 // can be evicted it stops (the rest of the window is counted in
 // ReadAheadSkipped, as Linux's read-ahead allocations give up rather than
@@ -73,9 +73,9 @@ func (s *raState) init(pages int64) {
 	}
 }
 
-// readAheadWindow returns the read-ahead window in pages for cfg over q:
-// Config.ReadAheadKB, or the queue's read_ahead_kb if it is 0, capped at
-// half of capacity pages.
+// readAheadWindow returns the read-ahead window in pages: kb
+// (Config.ReadAheadKB; negative is off), or q's read_ahead_kb if kb is 0,
+// capped at half of capacity pages. Out of Linux's range is an error.
 func readAheadWindow(q *blkq.Queue, kb, capacity int) (int64, error) {
 	n := int64(kb)
 	if kb == 0 {
@@ -88,7 +88,7 @@ func readAheadWindow(q *blkq.Queue, kb, capacity int) (int64, error) {
 		}
 	}
 	if n > MaxReadAheadKB {
-		return 0, fmt.Errorf("bcache: read-ahead of %d KiB: want at most %d KiB (Linux's read_ahead_kb limit)", n, int64(MaxReadAheadKB))
+		return 0, fmt.Errorf("bcache: Config.ReadAheadKB %d: want at most %d KiB (Linux's read_ahead_kb limit)", n, int64(MaxReadAheadKB))
 	}
 	return min(max(n, 0)*1024/PageSize, int64(capacity/2)), nil
 }
