@@ -31,8 +31,8 @@ func TestStatsCountWhatTheyName(t *testing.T) {
 	for p := range int64(4) { // reads of cached pages: read hits
 		c.ReadAt(buf, p*PageSize)
 	}
-	c.ReadAt(buf, 10*PageSize)        // a read miss
-	c.ReadAt(buf, 10*PageSize)        // then a read hit
+	c.ReadAt(buf, 10*PageSize) // a read miss
+	c.ReadAt(buf, 10*PageSize) // then a read hit
 	// A partial write: a fill, not a read miss. Its page is the fifth
 	// dirty one of a 20-page cache, past the hard threshold (4 pages): the
 	// call writes back itself, once.
