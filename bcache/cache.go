@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strconv"
 	"sync"
 
 	"github.com/blkq-dev/blkq"
@@ -57,7 +56,9 @@ type Config struct {
 	DirtyRatio float64
 	// ReadAheadKB is how far ahead of a sequential reader the cache reads,
 	// in KiB (default 0: the queue's read_ahead_kb when the cache is made,
-	// Linux default 128; negative turns read-ahead off).
+	// Linux default 128; negative turns read-ahead off). At most
+	// MaxReadAheadKB, as Linux's read_ahead_kb; the window used is also
+	// capped at half of Pages (readahead.go says why).
 	ReadAheadKB int
 	// CPUHoldTime also times each hold of the cache lock on the holder
 	// thread's CPU clock (two system calls per hold; see
@@ -102,7 +103,7 @@ type Cache struct {
 	bgThresh int // pages
 	hdThresh int // pages
 	gen      uint64
-	err      error // first write-back error since the last Sync
+	errState // write-back errors for Sync (errseq.go)
 	closed   bool
 	st       Stats // counters; the gauges and lock figures are filled in by Stats
 
@@ -110,6 +111,9 @@ type Cache struct {
 	stop        chan struct{}
 	stopOnce    sync.Once
 	flusherDone chan struct{}
+
+	discards  []*discardRange // discards in progress (discard.go)
+	discardWG sync.WaitGroup  // Discard calls running
 
 	hold *lockstat.Timer // cache lock hold times
 	ra   raState         // read-ahead streams; guarded by mu
@@ -121,6 +125,9 @@ type Cache struct {
 	// before each visit.
 	needResched func() bool
 	stepHook    func(b *buffer)
+	// raHook, if set, runs under the lock at the end of each hold of a
+	// read-ahead, with the pages it visited and the buffers it added.
+	raHook func(steps, added int)
 }
 
 // New makes a cache over q and starts its background flusher; Close stops
@@ -150,12 +157,11 @@ func New(q *blkq.Queue, cfg Config) (*Cache, error) {
 		flusherDone: make(chan struct{}),
 		hold:        lockstat.New(cfg.CPUHoldTime),
 	}
-	raKB := cfg.ReadAheadKB
-	if raKB == 0 {
-		v, _ := q.Attr("read_ahead_kb")
-		raKB, _ = strconv.Atoi(v)
+	window, err := readAheadWindow(q, cfg.ReadAheadKB, cfg.Pages)
+	if err != nil {
+		return nil, err
 	}
-	c.ra.init(int64(max(raKB, 0)) * 1024 / PageSize)
+	c.ra.init(window)
 	for _, l := range []*blist{&c.clean, &c.dirty, &c.busy, &c.io} {
 		l.init()
 	}
@@ -243,19 +249,26 @@ func (c *Cache) waitUnlocked(b *buffer) {
 	c.lock()
 }
 
-// getLocked returns page p's buffer, hashed and locked by the caller,
-// creating it if needed. Called and returns with the cache lock held.
-func (c *Cache) getLocked(p int64) *buffer {
+// getLocked returns page p's buffer, hashed and locked by the caller, and
+// whether it found it (false: created); creating one waits for a discard
+// of p in progress (discard.go). Called and returns with the cache lock
+// held.
+func (c *Cache) getLocked(p int64) (*buffer, bool) {
 	for {
 		b := c.index[p]
 		if b == nil {
-			c.st.Misses++
-			return c.newBuffer(p)
+			if d := c.discarding(p); d != nil {
+				c.st.DiscardWaits++
+				c.unlock()
+				<-d.done
+				c.lock()
+				continue
+			}
+			return c.newBuffer(p), false
 		}
 		c.lockBuffer(b)
 		if b.hashed {
-			c.st.Hits++
-			return b
+			return b, true
 		}
 		c.unlockBuffer(b) // dropped while we waited: look again
 	}
@@ -329,9 +342,11 @@ func (c *Cache) readPage(b *buffer) error {
 		return err
 	}
 	err := <-done
-	c.lock()
-	c.st.PagesRead++
-	c.unlock()
+	if err == nil {
+		c.lock()
+		c.st.PagesRead++
+		c.unlock()
+	}
 	return err
 }
 
@@ -369,6 +384,7 @@ func (c *Cache) rw(p []byte, off int64, write bool) (int, error) {
 	}
 	done := int64(0)
 	dirtied := 0
+	throttled := false
 	for done < n {
 		pos := off + done
 		pg, in := pos/PageSize, int(pos%PageSize)
@@ -378,8 +394,23 @@ func (c *Cache) rw(p []byte, off int64, write bool) (int, error) {
 			c.unlock()
 			return int(done), ErrClosed
 		}
-		b := c.getLocked(pg)
+		b, found := c.getLocked(pg)
 		fill := !b.uptodate && !(write && k == PageSize)
+		if d := c.discarding(pg); fill && d != nil {
+			// A buffer with no data yet (a failed read-ahead's, or one
+			// found while a discard of it began): filling it now could
+			// read the old data.
+			c.unlockBuffer(b)
+			c.st.DiscardWaits++
+			c.unlock()
+			<-d.done
+			continue
+		}
+		if found {
+			c.st.Hits++
+		} else {
+			c.st.Misses++
+		}
 		c.unlock()
 		if b.data == nil {
 			b.data = make([]byte, PageSize)
@@ -398,23 +429,33 @@ func (c *Cache) rw(p []byte, off int64, write bool) (int, error) {
 			copy(p[done:done+k], b.data[in:])
 		}
 		c.lock()
-		var ra []*buffer
+		var raFrom, raTo int64
 		if write {
 			c.markDirty(b)
 			dirtied++
 		} else {
+			if fill {
+				c.st.ReadMisses++
+			} else {
+				c.st.ReadHits++
+			}
 			b.uptodate = true
 			c.touch(b)
-			ra = c.noteRead(pg)
+			raFrom, raTo = c.noteRead(pg)
 		}
 		c.unlockBuffer(b)
 		c.unlock()
-		c.submitReadAhead(ra)
+		c.readAhead(raFrom, raTo)
 		done += k
 		if write && (dirtied%WriteBatch == 0 || done == n) {
-			c.balanceDirty(dirtied)
+			throttled = c.balanceDirty(dirtied) || throttled
 			dirtied = 0
 		}
+	}
+	if throttled {
+		c.lock()
+		c.st.Throttled++
+		c.unlock()
 	}
 	if n == 0 && tail == nil {
 		return 0, nil
@@ -422,8 +463,9 @@ func (c *Cache) rw(p []byte, off int64, write bool) (int, error) {
 	return int(n), tail
 }
 
-// Close stops the background flusher and writes back every dirty buffer
-// (as the last close of a block device does), returning Sync's error.
+// Close stops the background flusher, writes back every dirty buffer (as
+// the last close of a block device does) and waits for read-ahead and
+// Discard calls in progress, returning Sync's error.
 // Later ReadAt and WriteAt calls fail with ErrClosed. Neither the queue nor
 // the device is closed.
 func (c *Cache) Close() error {
@@ -436,7 +478,8 @@ func (c *Cache) Close() error {
 		return nil
 	}
 	_, err := c.sync()
-	c.raWG.Wait() // read-ahead in flight ends before the cache does
+	c.raWG.Wait()      // read-ahead in flight ends before the cache does
+	c.discardWG.Wait() // and so do discards
 	return err
 }
 
@@ -447,7 +490,8 @@ func (c *Cache) stopFlusher() {
 }
 
 // Stats counts the cache's work. Pages are PageSize bytes; durations are
-// wall-clock time.
+// wall-clock time. A snapshot is taken under the cache lock, so it may be
+// read while I/O runs.
 type Stats struct {
 	// Gauges, in pages.
 	Pages      int // buffers cached
@@ -459,26 +503,34 @@ type Stats struct {
 	Hard       int // hard threshold, pages (DirtyRatio × Capacity)
 
 	// Counters.
-	Hits, Misses     int64 // page lookups that found / did not find a buffer
+	Hits, Misses int64 // page lookups by ReadAt and WriteAt that found / did not find a buffer
+	// ReadHits counts the pages ReadAt served from the cache: found
+	// uptodate, possibly after waiting for a read-ahead in flight to fill
+	// them. Writes to cached pages are not counted.
+	ReadHits int64
+	// ReadMisses counts the pages ReadAt read from the device itself.
+	ReadMisses       int64
 	MaxDirty         int   // most dirty buffers at once
 	ReadAheadPages   int64 // pages read ahead (read-ahead bios submitted)
-	ReadAheadDropped int64 // read-ahead bios the queue dropped under request pressure
+	ReadAheadDropped int64 // read-ahead bios the queue dropped under request pressure (normal, not an error)
 	ReadAheadErrors  int64 // read-ahead bios that failed otherwise
-	PagesRead        int64 // pages read from the device
-	WrittenFlusher   int64 // pages written back by the background flusher
-	WrittenThrottle  int64 // pages written back by throttled writers
-	WrittenSync      int64 // pages written back by Sync (and Close)
+	ReadAheadSkipped int64 // pages of read-ahead windows left out: no room without passing Capacity, or a discard of them in progress
+	PagesRead        int64 // pages read from the device by ReadAt and WriteAt's partial-page fills (not read-ahead), successfully
+	WrittenFlusher   int64 // page writes submitted by the background flusher (failed ones included; see WriteErrors)
+	WrittenThrottle  int64 // page writes submitted by throttled writers
+	WrittenSync      int64 // page writes submitted by Sync (and Close)
 	WriteErrors      int64 // page writes that failed
-	Throttled        int64 // WriteAt calls that did write-back themselves
+	Throttled        int64 // WriteAt calls that did write-back themselves (or waited for it)
 	Evictions        int64 // clean buffers dropped to make room
-	Overcommit       int64 // buffers added above Capacity for lack of an evictable one
+	Overcommit       int64 // buffers ReadAt and WriteAt added above Capacity for lack of an evictable one (read-ahead never does)
 	Invalidated      int64 // clean buffers dropped by Invalidate
 	Discarded        int64 // buffers dropped by Discard
+	DiscardWaits     int64 // page fills (and creations) that waited for a discard of their page in progress
 	Syncs            int64 // Sync calls (including Close's)
-	BufferWaits      int64 // sleeps on a buffer lock
-	MovedAside       int64 // busy items moved aside by walks
-	WalkSteps        int64 // items visited by walks
-	WalkHolds        int64 // cache lock holds of walks
+	BufferWaits      int64 // sleeps on a buffer lock (to take it, or until it is released)
+	MovedAside       int64 // locked buffers walks moved aside (write-back and Sync: dirty ones to the busy list; Invalidate: clean ones to its own)
+	WalkSteps        int64 // items visited by Sync's and Invalidate's walks
+	WalkHolds        int64 // cache lock holds of Sync's and Invalidate's walks
 
 	// Lock is the cache lock's hold times: on the wall clock always, on
 	// the holder's CPU clock if Config.CPUHoldTime is set.

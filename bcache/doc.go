@@ -82,13 +82,21 @@
 // it is still clean. Dirty buffers and buffers under write-back are kept;
 // BLKFLSBUF proper is Sync followed by Invalidate.
 //
+// Discard (discard.go, BLKDISCARD): drops the range's pages, discards it on
+// the device and keeps every fill of the range (read miss, partial write's
+// read, read-ahead) out until the device discard has completed, as Linux's
+// invalidate lock does, so that no old data comes back.
+//
 // Read-ahead (readahead.go): a read that continues a sequential stream reads
-// up to ReadAheadKB ahead with read-ahead bios that fail rather than sleep
-// under request pressure.
+// up to ReadAheadKB ahead (at most half the capacity, never past it, in
+// chunks of WalkChunk pages per lock hold) with read-ahead bios that fail
+// rather than sleep under request pressure.
+//
+// Write-back errors (errseq.go) reach Sync or Close as the device reported
+// them, as Linux's errseq reports them to fsync.
 //
 // Not yet: periodic write-back of old dirty buffers (kupdate's
-// dirty_expire), and per-device error state beyond "first write-back error
-// since the last Sync".
+// dirty_expire).
 //
 // Instruments. Every hold of the cache lock is timed into an HdrHistogram
 // (Stats.Lock, package lockstat; optionally on the holder's CPU clock too), alongside counters of hits, reads,

@@ -3,12 +3,15 @@ package bcache
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
+	"strconv"
 
 	"github.com/blkq-dev/blkq"
 )
 
 // Read-ahead. A read that continues a sequential stream reads ahead of it:
-// the pages up to ReadAheadKB past the reader that are not cached get a
+// the pages up to the window past the reader that are not cached get a
 // buffer each, locked, and one 8-sector read-ahead bio (blkq.FlagReadAhead)
 // each, submitted under a plug so that neighbours merge into one request.
 // The reader does not wait for them. When such a bio completes its buffer
@@ -24,12 +27,31 @@ import (
 // stream, any other read starts a new one (replacing the oldest). A stream
 // reads ahead again when the reader comes within half a window of where
 // its read-ahead ends, so one window is always in flight ahead of it.
-// The stream check rides in the lock hold that finishes the read; a
-// trigger adds at most one window of pages (32 for the default 128 KiB)
-// to that hold.
+// The stream check rides in the lock hold that finishes the read.
+//
+// Bounds, whatever read_ahead_kb says. Linux accepts any read_ahead_kb from
+// 0 to 2^32-1 KiB (queue_ra_store parses it with queue_var_store, which
+// refuses more than UINT_MAX) and has not tied it to max_sectors_kb since
+// 2006 ("readahead: remove size limit on read_ahead_kb", Wu Fengguang: a
+// large value is harmless because read-ahead consults the memory
+// available). The memory check it relied on, max_sane_readahead (through
+// Linux 3.14), capped a read-ahead at half of the node's free and inactive
+// file pages; the cache's analogue is half its capacity, so the window is
+// min(read_ahead_kb, Capacity/2) pages. Within the window, read-ahead never takes a page past
+// the capacity: it evicts a clean page for each one it adds, and when none
+// can be evicted it stops (the rest of the window is counted in
+// ReadAheadSkipped, as Linux's read-ahead allocations give up rather than
+// reclaim hard). It adds the window's buffers at most WalkChunk pages per
+// hold of the cache lock, like every other walk, submitting each chunk's
+// bios before taking the lock again.
 
 // raStreams is how many sequential streams the cache follows.
 const raStreams = 8
+
+// MaxReadAheadKB is the largest read-ahead accepted, in KiB: Linux's limit
+// on read_ahead_kb (UINT_MAX, from queue_var_store). The window actually
+// used is also capped at half the cache's capacity.
+const MaxReadAheadKB = math.MaxUint32
 
 // raStream is one sequential reader: the page it reads next and the page
 // its read-ahead reaches.
@@ -51,13 +73,33 @@ func (s *raState) init(pages int64) {
 	}
 }
 
+// readAheadWindow returns the read-ahead window in pages: kb
+// (Config.ReadAheadKB; negative is off), or q's read_ahead_kb if kb is 0,
+// capped at half of capacity pages. Out of Linux's range is an error.
+func readAheadWindow(q *blkq.Queue, kb, capacity int) (int64, error) {
+	n := int64(kb)
+	if kb == 0 {
+		v, err := q.Attr("read_ahead_kb")
+		if err == nil {
+			n, err = strconv.ParseInt(v, 10, 64)
+		}
+		if err != nil || n < 0 || n > MaxReadAheadKB {
+			return 0, fmt.Errorf("bcache: queue read_ahead_kb %.200q: want 0..%d KiB", v, int64(MaxReadAheadKB))
+		}
+	}
+	if n > MaxReadAheadKB {
+		return 0, fmt.Errorf("bcache: Config.ReadAheadKB %d: want at most %d KiB (Linux's read_ahead_kb limit)", n, int64(MaxReadAheadKB))
+	}
+	return min(max(n, 0)*1024/PageSize, int64(capacity/2)), nil
+}
+
 // noteRead notes a read of page p and, if p continues a stream whose
-// read-ahead it is about to reach, returns new locked buffers to read
-// ahead (submitReadAhead, after the lock is released). Called with the
-// cache lock held, in the hold that finishes the read.
-func (c *Cache) noteRead(p int64) []*buffer {
+// read-ahead it is about to reach, returns the pages [from, to) to read
+// ahead (readAhead, after the lock is released). Called with the cache lock
+// held, in the hold that finishes the read; it does O(raStreams) work.
+func (c *Cache) noteRead(p int64) (from, to int64) {
 	if c.ra.window == 0 || c.closed {
-		return nil
+		return 0, 0
 	}
 	var st *raStream
 	for i := range c.ra.streams {
@@ -69,42 +111,65 @@ func (c *Cache) noteRead(p int64) []*buffer {
 	if st == nil { // a new stream: no read-ahead until it reads on
 		c.ra.streams[c.ra.oldest] = raStream{next: p + 1, end: p + 1}
 		c.ra.oldest = (c.ra.oldest + 1) % raStreams
-		return nil
+		return 0, 0
 	}
 	st.next = p + 1
 	if st.end-p > c.ra.window/2 {
-		return nil
+		return 0, 0
 	}
-	from := max(st.end, p+1)
-	to := min(p+1+c.ra.window, c.npages)
+	from = max(st.end, p+1)
+	to = min(p+1+c.ra.window, c.npages)
 	st.end = max(to, st.end)
-	var bufs []*buffer
-	for q := from; q < to; q++ {
-		if c.index[q] == nil {
-			bufs = append(bufs, c.newBuffer(q))
-		}
-	}
-	c.st.ReadAheadPages += int64(len(bufs))
-	c.raWG.Add(len(bufs)) // under the lock that saw !closed: before Close waits
-	return bufs
+	return from, to
 }
 
-// submitReadAhead reads bufs (new, locked, in page order) with read-ahead
-// bios under one plug.
-func (c *Cache) submitReadAhead(bufs []*buffer) {
-	if len(bufs) == 0 {
+// readAhead reads the pages of [from, to) that are not cached with
+// read-ahead bios under one plug, adding their buffers at most WalkChunk
+// pages per hold of the cache lock and never past the capacity. Pages of
+// a discard in progress are skipped.
+func (c *Cache) readAhead(from, to int64) {
+	if from >= to {
 		return
-	}
-	for _, b := range bufs {
-		b.data = make([]byte, PageSize)
 	}
 	t := blkq.NewGoroutineTask("bcache-ra")
 	ctx := blkq.WithTask(context.Background(), t)
 	c.q.Plug(t)
-	for _, b := range bufs {
-		bio := &blkq.Bio{Op: blkq.OpRead, Flags: blkq.FlagReadAhead, Sector: uint64(b.page) * sectorsPerPage,
-			Sectors: sectorsPerPage, Buf: b.data, Private: b, EndIO: c.endReadAhead}
-		c.q.Submit(ctx, bio) // never sleeps: a read-ahead bio fails instead
+	bufs := make([]*buffer, 0, WalkChunk)
+	for p, stop := from, false; p < to && !stop; {
+		bufs = bufs[:0]
+		c.lock()
+		steps := 0
+		for ; steps < WalkChunk && p < to; steps, p = steps+1, p+1 {
+			if c.closed {
+				stop = true
+				break
+			}
+			if c.index[p] != nil {
+				continue
+			}
+			if c.discarding(p) != nil {
+				c.st.ReadAheadSkipped++
+				continue
+			}
+			if c.nrPages >= c.capacity && !c.evictOne() {
+				c.st.ReadAheadSkipped += to - p
+				stop = true
+				break
+			}
+			bufs = append(bufs, c.newBuffer(p))
+		}
+		c.st.ReadAheadPages += int64(len(bufs))
+		c.raWG.Add(len(bufs)) // under the lock that saw !closed: before Close waits
+		if c.raHook != nil {
+			c.raHook(steps, len(bufs))
+		}
+		c.unlock()
+		for _, b := range bufs {
+			b.data = make([]byte, PageSize)
+			bio := &blkq.Bio{Op: blkq.OpRead, Flags: blkq.FlagReadAhead, Sector: uint64(b.page) * sectorsPerPage,
+				Sectors: sectorsPerPage, Buf: b.data, Private: b, EndIO: c.endReadAhead}
+			c.q.Submit(ctx, bio) // never sleeps: a read-ahead bio fails instead
+		}
 	}
 	c.q.Finish(t)
 }

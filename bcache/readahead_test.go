@@ -1,7 +1,9 @@
 package bcache
 
 import (
+	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -160,4 +162,106 @@ func TestReadAheadDroppedUnderPressure(t *testing.T) {
 		}
 	}
 	c.Close()
+}
+
+// TestReadAheadKBHasLinuxBounds: read_ahead_kb, from Config or the queue,
+// is accepted from 0 to Linux's limit of 2^32-1 KiB and refused above it
+// with an error naming the value; whatever it says, the window is at most
+// half the cache's capacity.
+func TestReadAheadKBHasLinuxBounds(t *testing.T) {
+	path := makeDisk(t, 64)
+	q, _ := openQueue(t, path, nil)
+	for _, kb := range []int{-1, 4, 128, MaxReadAheadKB} {
+		c, err := New(q, Config{Pages: 100, ReadAheadKB: kb})
+		if err != nil {
+			t.Fatalf("ReadAheadKB %d: %v", kb, err)
+		}
+		want := min(int64(max(kb, 0))/4, 50)
+		if c.ra.window != want {
+			t.Errorf("ReadAheadKB %d: window %d pages, want %d", kb, c.ra.window, want)
+		}
+		c.Close()
+	}
+	if _, err := New(q, Config{ReadAheadKB: MaxReadAheadKB + 1}); err == nil || !strings.Contains(err.Error(), "4294967296") {
+		t.Errorf("ReadAheadKB 2^32: error %v, want one naming the value", err)
+	}
+	for _, v := range []string{"0", "4294967295", "4294967296"} {
+		if err := q.SetAttr("read_ahead_kb", v); err != nil {
+			t.Fatal(err)
+		}
+		c, err := New(q, Config{Pages: 100})
+		if v == "4294967296" {
+			if err == nil || !strings.Contains(err.Error(), "read_ahead_kb") || !strings.Contains(err.Error(), v) {
+				t.Errorf("queue read_ahead_kb %s: error %v, want one naming read_ahead_kb and the value", v, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("queue read_ahead_kb %s: %v", v, err)
+		}
+		if want := map[string]int64{"0": 0, "4294967295": 50}[v]; c.ra.window != want {
+			t.Errorf("queue read_ahead_kb %s: window %d pages, want %d", v, c.ra.window, want)
+		}
+		c.Close()
+	}
+}
+
+// TestReadAheadBoundedByCapacityAndChunks: with read_ahead_kb at its
+// largest, sequential readers of a disk 16 times the cache's size read the
+// right data; read-ahead never takes the cache past its capacity (only
+// readers' own overcommit can), visits at most WalkChunk pages per hold of
+// the cache lock.
+func TestReadAheadBoundedByCapacityAndChunks(t *testing.T) {
+	const pages, capacity = 1024, 64
+	path := makeDisk(t, pages)
+	for _, readers := range []int{1, 8} {
+		q, _ := openQueue(t, path, nil)
+		c, err := New(q, Config{Pages: capacity, ReadAheadKB: MaxReadAheadKB})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var maxSteps, maxAdded int
+		var bad []string
+		c.raHook = func(steps, added int) { // under the cache lock
+			maxSteps, maxAdded = max(maxSteps, steps), max(maxAdded, added)
+			if limit := int64(c.capacity) + c.st.Overcommit; int64(c.nrPages) > limit {
+				bad = append(bad, fmt.Sprintf("%d pages cached after a read-ahead hold, capacity %d + %d overcommitted by readers",
+					c.nrPages, c.capacity, c.st.Overcommit))
+			}
+		}
+		var wg sync.WaitGroup
+		var errs atomic.Int64
+		for r := range readers {
+			wg.Go(func() {
+				buf := make([]byte, PageSize)
+				from := int64(r) * pages / int64(readers)
+				for p := from; p < from+pages/int64(readers); p++ {
+					if _, err := c.ReadAt(buf, p*PageSize); err != nil {
+						errs.Add(1)
+						return
+					}
+					if ver, ok := parsePage(buf, p); !ok || ver != 0 {
+						errs.Add(1)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		st := c.Stats()
+		c.Close()
+		if errs.Load() > 0 {
+			t.Fatalf("%d readers: %d reads failed or returned wrong data", readers, errs.Load())
+		}
+		if len(bad) > 0 {
+			t.Fatalf("%d readers: %s", readers, bad[0])
+		}
+		if st.ReadAheadPages < pages/2 || maxSteps > WalkChunk || maxAdded > WalkChunk {
+			t.Fatalf("%d readers: %d pages read ahead, at most %d pages visited and %d added per hold: want most pages read ahead, at most %d per hold",
+				readers, st.ReadAheadPages, maxSteps, maxAdded, WalkChunk)
+		}
+		if readers == 1 && (st.Overcommit != 0 || st.Pages > capacity) {
+			t.Fatalf("one reader: %d overcommitted, %d pages cached: want none past the capacity of %d", st.Overcommit, st.Pages, capacity)
+		}
+	}
 }

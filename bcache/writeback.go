@@ -75,16 +75,14 @@ func (c *Cache) submit(batch []*buffer, src wbSource, wg *sync.WaitGroup) {
 }
 
 // endWrite completes the write-back of b: it becomes clean (even on an
-// error, which is kept for the next Sync, as Linux's mapping error is) and
-// is unlocked.
+// error, which is recorded for Sync, as Linux's mapping error is) and is
+// unlocked.
 func (c *Cache) endWrite(b *buffer, err error) {
 	c.lock()
 	c.nrWB--
 	if err != nil {
 		c.st.WriteErrors++
-		if c.err == nil {
-			c.err = err
-		}
+		c.noteWriteError(err)
 	}
 	if b.dirty { // cannot happen: the lock kept writers out during the I/O
 		b.node.moveTo(&c.dirty)
@@ -205,28 +203,22 @@ func (c *Cache) flusher() {
 // above the background threshold it wakes the flusher; above the hard
 // threshold (dirty plus under write-back) it writes back synchronously
 // itself until under the threshold or until it has written or waited for
-// max(WriteBatch, 2 × dirtied) pages.
-func (c *Cache) balanceDirty(dirtied int) {
+// max(WriteBatch, 2 × dirtied) pages. It reports whether it wrote or
+// waited.
+func (c *Cache) balanceDirty(dirtied int) (throttled bool) {
 	c.lock()
 	if c.nrDirty > c.bgThresh {
 		c.kickFlusher()
 	}
-	over := c.nrDirty+c.nrWB > c.hdThresh
-	if over {
-		c.st.Throttled++
-	}
 	c.unlock()
-	if !over {
-		return
-	}
 	budget := max(WriteBatch, 2*dirtied)
 	for done := 0; done < budget; {
 		c.lock()
-		over = c.nrDirty+c.nrWB > c.hdThresh
+		over := c.nrDirty+c.nrWB > c.hdThresh
 		dirty := c.nrDirty
 		c.unlock()
 		if !over {
-			return
+			break
 		}
 		n := 0
 		if dirty > 0 {
@@ -234,12 +226,14 @@ func (c *Cache) balanceDirty(dirtied int) {
 		}
 		if n == 0 {
 			if !c.waitSome() {
-				return
+				break
 			}
 			n = 1
 		}
+		throttled = true
 		done += n
 	}
+	return throttled
 }
 
 // SyncResult describes one Sync, in pages.
@@ -254,7 +248,10 @@ type SyncResult struct {
 
 // Sync writes back every buffer that was dirty when it was called, waits
 // for those writes and for any write-back already in flight, flushes the
-// device, and returns the first write-back error since the previous Sync.
+// device. If a write-back failed since the last error a Sync returned
+// before this one began, it returns that error as the device reported it
+// (errors.Is finds its errno, e.g. syscall.ENOSPC; errseq.go); otherwise
+// the flush's error.
 // It terminates while other goroutines keep dirtying buffers: buffers
 // dirtied after it started are left to the flusher, and it never writes
 // more than twice the dirty count at call time.
@@ -268,6 +265,7 @@ func (c *Cache) sync() (SyncResult, error) {
 	c.lock()
 	c.gen++
 	gen := c.gen // buffers dirtied from now on carry gen; Sync owns those below it
+	errSince := c.reportedSeq
 	r.DirtyAtStart = c.nrDirty
 	budget := 2 * c.nrDirty // Morton's nr_to_write cap; the generation test keeps below half of it
 	c.st.Syncs++
@@ -362,8 +360,7 @@ func (c *Cache) sync() (SyncResult, error) {
 	c.lock()
 	c.st.WalkSteps += int64(r.Steps)
 	c.st.WalkHolds += int64(r.Holds)
-	err := c.err
-	c.err = nil
+	err := c.takeWriteError(errSince)
 	c.unlock()
 	if err == nil {
 		err = ferr

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"io"
 	"time"
@@ -369,15 +368,12 @@ func (j *job) cachedIO(c *bcache.Cache, u *ioUnit) {
 	off := int64(u.bio.Sector) << blkq.SectorShift
 	write := u.dir == dirWrite
 	if u.dir == dirTrim {
-		// The cache lets go of the range first, so that no write-back
-		// lands after the discard; then the discard goes to the queue,
-		// and its completion comes back through endIO.
+		// The cache drops the range and discards it on the device itself,
+		// keeping fills of the range out until the device is done (as
+		// BLKDISCARD does), so no old data comes back.
 		go func() {
-			if err := c.Discard(off, u.bio.Bytes()); err != nil {
-				j.r.exec.Do(func() { j.done(u, err) })
-				return
-			}
-			j.r.q.Submit(blkq.WithTask(context.Background(), blkq.NewGoroutineTask(j.name)), &u.bio)
+			err := c.Discard(off, u.bio.Bytes())
+			j.r.exec.Do(func() { j.done(u, err) })
 		}()
 		return
 	}

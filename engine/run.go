@@ -200,7 +200,7 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	if cacheStats != nil {
 		st := cacheStats
 		res.Run.PageCache = &report.PageCacheStats{WrittenFlusher: st.WrittenFlusher, WrittenThrottle: st.WrittenThrottle,
-			WrittenSync: st.WrittenSync, Throttled: st.Throttled, ReadHits: st.Hits, MaxDirty: st.MaxDirty,
+			WrittenSync: st.WrittenSync, Throttled: st.Throttled, ReadHits: st.ReadHits, MaxDirty: st.MaxDirty,
 			Background: st.Background, Hard: st.Hard}
 	}
 	if r.data != nil {
