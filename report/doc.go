@@ -7,7 +7,7 @@
 // Jain's fairness index of per-group throughput).
 //
 // Layout and number formatting follow the output of fio 3.33 as observed
-// (see shared/reference/formats.md §1.3 and corpus/samples); the code is
+// (the samples in report/testdata and testdata/samples); the code is
 // written from that observed output, not from fio's sources.
 //
 // Units, unless a name says otherwise: latencies and runtimes are recorded in

@@ -8,7 +8,7 @@ import (
 )
 
 // Every case below is a value printed by fio 3.33 in the samples under
-// testdata/ (or shared/reference/formats.md), with the raw number fio
+// testdata/ (fio 3.33's own output), with the raw number fio
 // formatted (bytes, bytes/s or a count) reconstructed from the sample.
 func TestNum2Str(t *testing.T) {
 	cases := []struct {

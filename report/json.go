@@ -14,7 +14,7 @@ const jsonEta = 2147483647
 // order and layout (two-space indent, `"key" : value`, floats with six
 // decimals), plus blkq's extras:
 //
-//   - per job, after fio's keys, a "github.com/blkq-dev/blkq" object when [JobStats.Blkq] is set:
+//   - per job, after fio's keys, a "blkq" object when [JobStats.Blkq] is set:
 //     alloc_sleeps, alloc_wakeups, alloc_waits, alloc_wait_total_ns,
 //     alloc_wait_max_ns, alloc_wait_p99_ns, readahead_dropped, back_merges,
 //     front_merges, requests_issued, request_bytes, avg_request_bytes;
@@ -370,7 +370,7 @@ func jobJSON(j *JobStats, g *GroupStats) *jobj {
 		x.add("requests_issued", b.RequestsIssued)
 		x.add("request_bytes", b.RequestBytes)
 		x.add("avg_request_bytes", jfloat(b.AvgRequestBytes()))
-		o.add("github.com/blkq-dev/blkq", x)
+		o.add("blkq", x)
 	}
 	return o
 }

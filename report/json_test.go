@@ -174,7 +174,7 @@ func TestWriteJSONKeysRoundTrip(t *testing.T) {
 	sameOrder("top-level", keysOf(t, out.Bytes()), keysOf(t, sampleBytes))
 	sjob, gjob := sample.Jobs[0], got.Jobs[0]
 	sameOrder("job", keysOf(t, rawJob(t, out.Bytes())), keysOf(t, rawJob(t, sampleBytes)))
-	for _, k := range []string{"desc", "github.com/blkq-dev/blkq"} {
+	for _, k := range []string{"desc", "blkq"} {
 		if _, ok := gjob[k]; !ok {
 			t.Errorf("job key %q missing", k)
 		}
@@ -214,7 +214,7 @@ func TestWriteJSONKeysRoundTrip(t *testing.T) {
 	if read["iops"].(float64) != 15226.773227 || read["io_kbytes"].(float64) != 60968 || read["bw"].(float64) != 60907 {
 		t.Errorf("read values: iops %v io_kbytes %v bw %v", read["iops"], read["io_kbytes"], read["bw"])
 	}
-	blkq := gotAny["jobs"].([]any)[0].(map[string]any)["github.com/blkq-dev/blkq"].(map[string]any)
+	blkq := gotAny["jobs"].([]any)[0].(map[string]any)["blkq"].(map[string]any)
 	for _, k := range []string{"alloc_sleeps", "alloc_wakeups", "alloc_waits", "alloc_wait_total_ns", "alloc_wait_max_ns",
 		"alloc_wait_p99_ns", "readahead_dropped", "back_merges", "front_merges", "requests_issued", "request_bytes", "avg_request_bytes"} {
 		if _, ok := blkq[k]; !ok {

@@ -40,7 +40,7 @@ func TestJSONOutput(t *testing.T) {
 			Read struct {
 				IOBytes int64 `json:"io_bytes"`
 			} `json:"read"`
-			Blkq map[string]any `json:"github.com/blkq-dev/blkq"`
+			Blkq map[string]any `json:"blkq"`
 		} `json:"jobs"`
 		DiskUtil []map[string]any `json:"disk_util"`
 	}
