@@ -39,11 +39,10 @@ func (r *runner) report(end blkq.Time) *report.Run {
 			js.Error = 5 // EIO, as fio reports a failed I/O
 			js.ErrorText = j.err.Error()
 		}
-		ts := r.q.TaskStats(j.task)
-		b := js.Blkq
-		b.Wakeups = uint64(ts.Wakeups)
-		b.DroppedReadAhead = uint64(ts.Dropped)
-		b.Sleeps = uint64(ts.Sleeps)
+		// Sleeps, wake-ups and waits come from the event stream (pidStats);
+		// a dropped read-ahead leaves no event after its Q, so the queue's
+		// count of them is taken.
+		js.Blkq.DroppedReadAhead = uint64(r.q.TaskStats(j.task).Dropped)
 		if s.GroupReporting {
 			run.GroupReporting[s.GroupID] = true
 		}

@@ -128,10 +128,11 @@ func (s *jobStats) finish(end blkq.Time) {
 }
 
 // pidStats is the per-task part of the event stream: merges, requests and
-// allocation waits of each job, keyed by pid.
+// allocation sleeps, wake-ups and waits of each job, keyed by pid.
 type pidStats struct {
-	base  int                    // pid of byPID[0]
-	byPID []*report.BlkqJobStats // jobs have consecutive pids
+	base   int                    // pid of byPID[0]
+	byPID  []*report.BlkqJobStats // jobs have consecutive pids
+	sleeps allocSleeps
 }
 
 func (p *pidStats) Trace(e *blkq.Event) {
@@ -145,14 +146,49 @@ func (p *pidStats) Trace(e *blkq.Event) {
 		b.BackMerges++
 	case blkq.ActFrontMerge:
 		b.FrontMerges++
-	case blkq.ActGetRq:
-		if e.Wait > 0 {
-			b.WaitLat.Record(int64(e.Wait))
-		}
 	case blkq.ActIssue:
 		b.RequestsIssued++
 		b.RequestBytes += uint64(e.Sectors) << blkq.SectorShift
-	case blkq.ActSleepRq:
-		b.Sleeps++
+	case blkq.ActGetRq, blkq.ActSleepRq:
+		p.sleeps.trace(e, b)
 	}
 }
+
+// allocSleeps derives request-allocation sleeps, wake-ups and waits from
+// the S and G events, as btt does, so that run and replay count them the
+// same way and from the trace alone. A bio's S puts its task to sleep; a
+// woken task retries its allocation, so the bio's next event is either a
+// G (it got the request: one wake-up and the end of one wait, however
+// short) or another S (it slept again: one wake-up and one more sleep).
+// Only the bios asleep are remembered, so memory is bounded by the
+// sleepers.
+type allocSleeps struct {
+	asleep map[*blkq.Bio]struct{}
+}
+
+// trace counts an S or G event e into b.
+func (a *allocSleeps) trace(e *blkq.Event, b *report.BlkqJobStats) {
+	_, slept := a.asleep[e.Bio]
+	switch e.Action {
+	case blkq.ActSleepRq:
+		b.Sleeps++
+		if slept {
+			b.Wakeups++
+			return
+		}
+		if a.asleep == nil {
+			a.asleep = map[*blkq.Bio]struct{}{}
+		}
+		a.asleep[e.Bio] = struct{}{}
+	case blkq.ActGetRq:
+		if !slept {
+			return
+		}
+		delete(a.asleep, e.Bio)
+		b.Wakeups++
+		b.WaitLat.Record(int64(e.Wait))
+	}
+}
+
+// stillAsleep returns how many bios slept and were never woken.
+func (a *allocSleeps) stillAsleep() int { return len(a.asleep) }
