@@ -41,7 +41,13 @@ func (s *jobStats) begin(start, rampEnd blkq.Time) {
 
 func (s *jobStats) dirStats(d ioDir) *report.DirStats { return s.js.Dir(report.Dir(d)) }
 
-// record adds a completed I/O.
+// record adds a completed I/O. As fio measures them: for an async engine
+// slat is submission start to the submission's return (u.start to
+// u.queued: a sleep for a request is in it, as in io_submit) and clat from
+// there to the completion; a sync engine (psync, sync, pvsync...) has no
+// slat, and its clat spans the whole system call, sleeps in request
+// allocation and the device's time included (from u.start), so clat and
+// lat agree.
 func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	if u.dir == dirWrite {
 		s.wroteAny = true
@@ -54,8 +60,12 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	ds.IOs++
 	n := int64(u.bio.Sectors) << blkq.SectorShift
 	ds.Bytes += uint64(n)
-	ds.Slat.Record(int64(u.queued - u.start))
-	ds.Clat.Record(int64(now - u.queued))
+	if u.j != nil && u.j.sync {
+		ds.Clat.Record(int64(now - u.start))
+	} else {
+		ds.Slat.Record(int64(u.queued - u.start))
+		ds.Clat.Record(int64(now - u.queued))
+	}
 	ds.Lat.Record(int64(now - u.start))
 	s.winBytes[u.dir] += n
 	s.winIOs[u.dir]++

@@ -277,7 +277,11 @@ func dirJSON(j *JobStats, d Dir, g *GroupStats) *jobj {
 	o.add("total_ios", ds.IOs)
 	o.add("short_ios", ds.Short)
 	o.add("drop_ios", ds.Dropped)
-	o.add("slat_ns", latJSON(ds.Slat, false))
+	slat := ds.Slat
+	if j.Sync {
+		slat = nil // fio measures no submission latency for sync engines: all zeros
+	}
+	o.add("slat_ns", latJSON(slat, false))
 	o.add("clat_ns", latJSON(ds.Clat, true))
 	o.add("lat_ns", latJSON(ds.Lat, false))
 	var agg float64

@@ -50,11 +50,14 @@ type DirStats struct {
 	// that ms value as fio does. When 0 while IOs > 0, [JobStats.Runtime]
 	// is used instead.
 	Runtime int64
-	// Slat is the submission latency (queue → issued to the device), ns.
-	// nil or empty: not measured (no "slat" line).
+	// Slat is the submission latency (submission start → the submission
+	// returned), ns. nil or empty: not measured (no "slat" line); for a
+	// [JobStats.Sync] job it is never printed, and JSON slat_ns is zeros.
 	Slat *Latency
-	// Clat is the completion latency (issued → completed), ns. It also
-	// feeds the job's latency distribution lines and the percentiles.
+	// Clat is the completion latency (the submission returned →
+	// completed; for a sync engine the whole call, as fio times a pread),
+	// ns. It also feeds the job's latency distribution lines and the
+	// percentiles.
 	Clat *Latency
 	// Lat is the total latency (queue → completed), ns.
 	Lat *Latency
