@@ -156,6 +156,7 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 		js.BS[d].Max = max(js.BS[d].Max, n)
 	}
 	p.st = newJobStats(js)
+	p.st.cpu = p.newCPUMeter() // nil on simulated devices
 	var sleeps allocSleeps
 	p.q.AddTracer(blkq.TracerFunc(func(e *blkq.Event) {
 		b := js.Blkq

@@ -21,6 +21,10 @@ type jobStats struct {
 	winIOs   [3]int64  // I/Os completed in the window
 	waitLat  *report.Latency
 	wroteAny bool
+
+	cpu      *cpuMeter // nil: CPU not measured (simulated devices)
+	cpuUse   cpuUse    // this job's share of the process's usage
+	cpuState int
 }
 
 const sampleWindow = blkq.Time(500 * time.Millisecond)
@@ -37,6 +41,9 @@ func newJobStats(js *report.JobStats) *jobStats {
 
 func (s *jobStats) begin(start, rampEnd blkq.Time) {
 	s.start, s.rampEnd, s.window = start, rampEnd, rampEnd
+	if s.cpu != nil {
+		s.cpu.begin(s, start, rampEnd)
+	}
 }
 
 func (s *jobStats) dirStats(d ioDir) *report.DirStats { return s.js.Dir(report.Dir(d)) }
@@ -134,6 +141,9 @@ func (s *jobStats) finish(end blkq.Time) {
 		if ds := s.js.Dir(d); ds.IOs > 0 {
 			ds.Runtime = s.js.Runtime
 		}
+	}
+	if s.cpu != nil {
+		s.cpu.finish(s)
 	}
 }
 

@@ -17,7 +17,9 @@ const jsonEta = 2147483647
 //   - per job, after fio's keys, a "blkq" object when [JobStats.Blkq] is set:
 //     alloc_sleeps, alloc_wakeups, alloc_waits, alloc_wait_total_ns,
 //     alloc_wait_max_ns, alloc_wait_p99_ns, readahead_dropped, back_merges,
-//     front_merges, requests_issued, request_bytes, avg_request_bytes;
+//     front_merges, requests_issued, request_bytes, avg_request_bytes,
+//     cpu_measured (false: usr_cpu, sys_cpu, ctx, majf, minf are not
+//     measurements, see [JobStats.CPUMeasured]);
 //   - after "disk_util", a top-level "blkq_groups" array, one object per
 //     group in ascending id order: groupid, jobs, group_reporting,
 //     jain_index, job_bw_bytes (each job's throughput, bytes/s);
@@ -374,6 +376,7 @@ func jobJSON(j *JobStats, g *GroupStats) *jobj {
 		x.add("requests_issued", b.RequestsIssued)
 		x.add("request_bytes", b.RequestBytes)
 		x.add("avg_request_bytes", jfloat(b.AvgRequestBytes()))
+		x.add("cpu_measured", j.CPUMeasured)
 		o.add("blkq", x)
 	}
 	return o

@@ -178,13 +178,19 @@ type JobStats struct {
 	// Runtime is the job's total run time, in ns (JSON job_runtime in ms).
 	// When 0, the largest direction Runtime is used.
 	Runtime int64
-	// UsrCPU and SysCPU are CPU use in percent. blkq does not measure CPU
-	// per job; they are normally 0 and printed as "usr=0.00%, sys=0.00%".
+	// UsrCPU and SysCPU are user and system CPU time in percent of the
+	// job's runtime (fio's usr_cpu, sys_cpu).
 	UsrCPU, SysCPU float64
-	// Ctx is the number of context switches (goroutine sleeps) if known.
+	// Ctx is the number of context switches, voluntary and involuntary
+	// (fio's ctx).
 	Ctx uint64
-	// MajFlt and MinFlt are page fault counts; blkq leaves them 0.
+	// MajFlt and MinFlt are the major and minor page faults (majf, minf).
 	MajFlt, MinFlt uint64
+	// CPUMeasured tells that UsrCPU, SysCPU, Ctx, MajFlt and MinFlt were
+	// measured (getrusage). When false they are not measurements: the
+	// text report adds "  blkq     : cpu not measured (...)" after the
+	// job's blkq lines and JSON's "blkq" object has "cpu_measured": false.
+	CPUMeasured bool
 	// IODepthHist counts I/Os by the depth at which they were submitted,
 	// indexed by [DepthBucket] (fio's "IO depths" line).
 	IODepthHist [NumDepthBuckets]uint64
