@@ -7,6 +7,7 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/report"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // report assembles the fio-style run report.
@@ -102,4 +103,14 @@ func (r *runner) progress() (stop func()) {
 		tick.Stop()
 		// Do not wait for the goroutine: the ticker is stopped.
 	}
+}
+
+// jobPlace returns "FILE:LINE" of job j's section, for warnings: the file
+// it came from when several job files make the run.
+func jobPlace(jf *fio.JobFile, j *fio.Job) string {
+	file := jf.Path
+	if j.File != "" {
+		file = j.File
+	}
+	return fmt.Sprintf("%s:%d", file, j.Line)
 }
