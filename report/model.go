@@ -332,7 +332,7 @@ type PageCacheStats struct {
 	WrittenThrottle int64 // pages written back by writers over the hard threshold
 	WrittenSync     int64 // pages written back by fsync/fdatasync/end_fsync
 	Throttled       int64 // writes that had to write back themselves
-	ReadHits        int64 // buffered reads served from the cache
+	ReadHits        int64 // pages buffered reads found in the cache (reads only: a write to a cached page is no hit)
 	MaxDirty        int   // most dirty pages at once
 	Background      int   // background threshold, pages
 	Hard            int   // hard threshold, pages
