@@ -94,8 +94,13 @@ func (r *runner) progress() (stop func()) {
 			if done.Load() {
 				return
 			}
-			fmt.Fprintf(r.opt.Progress, "blkq: %s wall, %.1fs on the run's clock, %d/%d jobs done\n",
-				time.Since(start).Round(time.Second), float64(vnow.Load())/1e9, r.doneJobs.Load(), len(r.jobs))
+			now, wall := blkq.Time(vnow.Load()), time.Since(start)
+			eta := ""
+			if rem, ok := r.etaRemaining(now); ok {
+				eta = " [eta " + fioETA(etaWall(rem, now, wall, r.simulated)) + "]"
+			}
+			fmt.Fprintf(r.opt.Progress, "blkq: %s wall, %.1fs on the run's clock, %d/%d jobs done%s\n",
+				wall.Round(time.Second), float64(now)/1e9, r.doneJobs.Load(), len(r.jobs), eta)
 		}
 	}()
 	return func() {

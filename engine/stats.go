@@ -22,6 +22,8 @@ type jobStats struct {
 	waitLat  *report.Latency
 	wroteAny bool
 
+	eta etaState // for the progress line, read off the executor
+
 	cpu      *cpuMeter // nil: CPU not measured (simulated devices)
 	cpuUse   cpuUse    // this job's share of the process's usage
 	cpuState int
@@ -41,6 +43,8 @@ func newJobStats(js *report.JobStats) *jobStats {
 
 func (s *jobStats) begin(start, rampEnd blkq.Time) {
 	s.start, s.rampEnd, s.window = start, rampEnd, rampEnd
+	s.eta.start.Store(int64(start))
+	s.eta.started.Store(true)
 	if s.cpu != nil {
 		s.cpu.begin(s, start, rampEnd)
 	}
@@ -59,6 +63,7 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	if u.dir == dirWrite {
 		s.wroteAny = true
 	}
+	s.eta.done.Add(int64(u.bio.Sectors) << blkq.SectorShift)
 	if u.start < s.rampEnd {
 		return
 	}
@@ -133,6 +138,7 @@ func (s *jobStats) submitBatch(n int)     { s.js.SubmitHist[report.BatchBucket(n
 
 // finish sets the runtimes.
 func (s *jobStats) finish(end blkq.Time) {
+	s.eta.finished.Store(true)
 	s.sample(end)
 	run := int64(end - max(s.start, s.rampEnd))
 	s.js.Runtime = max(run, 0)
