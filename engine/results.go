@@ -119,3 +119,13 @@ func jobPlace(jf *fio.JobFile, j *fio.Job) string {
 	}
 	return fmt.Sprintf("%s:%d", file, j.Line)
 }
+
+// droppedReadAhead is the read-ahead bios the queue dropped for the jobs
+// (on simulated devices the page cache's read-ahead is the jobs' own).
+func (r *runner) droppedReadAhead() int64 {
+	var n int64
+	for _, j := range r.jobs {
+		n += r.q.TaskStats(j.task).Dropped
+	}
+	return n
+}

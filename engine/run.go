@@ -183,13 +183,13 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 		res.PageCache = &st
 		res.Run.PageCache = &report.PageCacheStats{WrittenFlusher: st.WrittenFlusher, WrittenThrottle: st.WrittenThrottle,
 			WrittenSync: st.WrittenSync, Throttled: st.Throttled, ReadHits: st.ReadHits, MaxDirty: st.MaxDirty,
-			Background: r.sc.bgThresh, Hard: r.sc.hdThresh}
+			Background: r.sc.bgThresh, Hard: r.sc.hdThresh, ReadAheadDropped: r.droppedReadAhead()}
 	}
 	if cacheStats != nil {
 		st := cacheStats
 		res.Run.PageCache = &report.PageCacheStats{WrittenFlusher: st.WrittenFlusher, WrittenThrottle: st.WrittenThrottle,
 			WrittenSync: st.WrittenSync, Throttled: st.Throttled, ReadHits: st.Hits, MaxDirty: st.MaxDirty,
-			Background: st.Background, Hard: st.Hard}
+			Background: st.Background, Hard: st.Hard, ReadAheadDropped: st.ReadAheadDropped}
 	}
 	if r.data != nil {
 		n, err := r.data.verify(r.q)

@@ -207,3 +207,26 @@ bs=8k
 		t.Errorf("read hits = %d, want the 256 pages read from the cache", got)
 	}
 }
+
+// TestRunReadAheadDroppedIsCounted: buffered sequential readers that find
+// the read pool short have read-ahead dropped: counted per job and in the
+// page cache section, and no job fails for it.
+func TestRunReadAheadDroppedIsCounted(t *testing.T) {
+	res := run(t, `[global]
+rw=read
+bs=4k
+size=4m
+[reader]
+numjobs=16
+`, Options{NrRequests: 4})
+	var jobs int64
+	for _, js := range res.Run.Jobs {
+		jobs += int64(js.Blkq.DroppedReadAhead)
+	}
+	if jobs == 0 {
+		t.Fatal("no read-ahead dropped: the test shows nothing")
+	}
+	if got := res.Run.PageCache.ReadAheadDropped; got != jobs {
+		t.Errorf("page cache read-ahead dropped=%d, the jobs' sum %d", got, jobs)
+	}
+}

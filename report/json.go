@@ -26,7 +26,8 @@ const jsonEta = 2147483647
 //   - "blkq_ignored": the [Run.Ignored] notes, when there are any;
 //   - "blkq_page_cache": the [Run.PageCache] figures, when there are any:
 //     written_flusher, written_throttle, written_sync, throttled,
-//     read_hits, max_dirty, background, hard (pages of 4 KiB).
+//     read_hits, max_dirty, background, hard (pages of 4 KiB),
+//     readahead_dropped (bios).
 //
 // As in fio, "global options" and a job's "job options" are left out when
 // empty, so is "disk_util" when there are no disks, and "desc" when a job
@@ -238,6 +239,7 @@ func runJSON(r *Run) *jobj {
 		o.add("max_dirty", pc.MaxDirty)
 		o.add("background", pc.Background)
 		o.add("hard", pc.Hard)
+		o.add("readahead_dropped", pc.ReadAheadDropped)
 		root.add("blkq_page_cache", o)
 	}
 	return root

@@ -334,6 +334,11 @@ type PageCacheStats struct {
 	Throttled       int64 // writes that had to write back themselves
 	ReadHits        int64 // pages buffered reads found in the cache (reads only: a write to a cached page is no hit)
 	MaxDirty        int   // most dirty pages at once
-	Background      int   // background threshold, pages
-	Hard            int   // hard threshold, pages
+	// ReadAheadDropped counts the cache's read-ahead bios dropped under
+	// request pressure (bios, not pages): normal, never an error. On a
+	// real file the buffer cache's read-ahead runs on no job's behalf, so
+	// this is where its drops are reported.
+	ReadAheadDropped int64
+	Background       int // background threshold, pages
+	Hard             int // hard threshold, pages
 }

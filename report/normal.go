@@ -111,7 +111,7 @@ func writeNormal(w *bufio.Writer, r *Run) {
 		w.WriteString("\nblkq page cache (buffered jobs; pages of 4 KiB):\n")
 		fmt.Fprintf(w, "  written back: flusher=%d, throttled writers=%d, syncs=%d; throttled writes=%d, read hits=%d\n",
 			pc.WrittenFlusher, pc.WrittenThrottle, pc.WrittenSync, pc.Throttled, pc.ReadHits)
-		fmt.Fprintf(w, "  dirty: max=%d, background threshold=%d, hard threshold=%d\n", pc.MaxDirty, pc.Background, pc.Hard)
+		fmt.Fprintf(w, "  dirty: max=%d, background threshold=%d, hard threshold=%d; read-ahead bios dropped=%d\n", pc.MaxDirty, pc.Background, pc.Hard, pc.ReadAheadDropped)
 	}
 }
 
