@@ -44,6 +44,9 @@ func (r *runner) report(end blkq.Time) *report.Run {
 		// a dropped read-ahead leaves no event after its Q, so the queue's
 		// count of them is taken.
 		js.Blkq.DroppedReadAhead = uint64(r.q.TaskStats(j.task).Dropped)
+		if j.st.cpu != nil && j.st.cpuState == 0 {
+			js.CPUMeasured = true // never started (exitall): it used nothing
+		}
 		if s.GroupReporting {
 			run.GroupReporting[s.GroupID] = true
 		}
