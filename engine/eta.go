@@ -25,6 +25,17 @@ type etaState struct {
 	finished atomic.Bool
 	start    atomic.Int64 // blkq.Time the job began
 	done     atomic.Int64 // bytes completed
+	last     atomic.Int64 // blkq.Time of the last completion
+}
+
+// clock returns the latest time on the run's clock the progress line can
+// know: the queue's last event (at) or a job's last completion, whichever
+// is later (a buffered job's writes reach the queue only at write-back).
+func (r *runner) clock(at blkq.Time) blkq.Time {
+	for _, j := range r.jobs {
+		at = max(at, blkq.Time(j.st.eta.last.Load()))
+	}
+	return at
 }
 
 // etaRemaining returns the estimated time left of the run on its clock at

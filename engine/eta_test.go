@@ -76,3 +76,22 @@ func TestProgressETAEstimate(t *testing.T) {
 		t.Errorf("real clock: %v, want 3s", got)
 	}
 }
+
+// TestProgressClockFollowsBufferedJobs: the progress line's clock is the
+// later of the queue's last event and the jobs' last completions, so a
+// buffered job whose writes stay in the page cache still moves it.
+func TestProgressClockFollowsBufferedJobs(t *testing.T) {
+	r := &runner{}
+	j := &job{r: r, spec: &fio.Job{}, st: newJobStats(&report.JobStats{})}
+	r.jobs = []*job{j}
+	j.st.begin(0, 0)
+	u := &ioUnit{j: j, dir: dirWrite}
+	u.bio.Sectors = 8
+	j.st.record(u, blkq.Time(3*time.Second))
+	if got := r.clock(blkq.Time(time.Second)); got != blkq.Time(3*time.Second) {
+		t.Errorf("clock = %v, want the job's last completion at 3s", time.Duration(got))
+	}
+	if got := r.clock(blkq.Time(5 * time.Second)); got != blkq.Time(5*time.Second) {
+		t.Errorf("clock = %v, want the queue's later event at 5s", time.Duration(got))
+	}
+}

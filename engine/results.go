@@ -97,7 +97,7 @@ func (r *runner) progress() (stop func()) {
 			if done.Load() {
 				return
 			}
-			now, wall := blkq.Time(vnow.Load()), time.Since(start)
+			now, wall := r.clock(blkq.Time(vnow.Load())), time.Since(start)
 			eta := ""
 			if rem, ok := r.etaRemaining(now); ok {
 				eta = " [eta " + fioETA(etaWall(rem, now, wall, r.simulated)) + "]"
