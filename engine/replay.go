@@ -209,6 +209,7 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 	res.Elapsed = time.Duration(end)
 	p.jobs = nil
 	run := p.report(end)
+	js.Elapsed = elapsedSecs(end)
 	run.Jobs = []*report.JobStats{js}
 	res.Run = run
 	return res, nil

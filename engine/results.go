@@ -24,6 +24,7 @@ func (r *runner) report(end blkq.Time) *report.Run {
 		s := j.spec
 		js.Name, js.GroupID, js.PID = j.name, s.GroupID, j.pid
 		js.Clone = j.clone > 0
+		js.Elapsed = elapsedSecs(end)
 		js.JobOptions = s.Options[s.NumInherited:]
 		js.Engine, js.IODepth, js.RW, js.Sync = s.IOEngine, j.depth, s.RW.String(), j.sync
 		for d := range 3 {
@@ -131,4 +132,10 @@ func (r *runner) droppedReadAhead() int64 {
 		n += r.q.TaskStats(j.task).Dropped
 	}
 	return n
+}
+
+// elapsedSecs is fio's JSON "elapsed": the run's time so far (here, to its
+// end) in whole seconds rounded up, the same for every job.
+func elapsedSecs(end blkq.Time) int64 {
+	return int64((max(end, 0) + blkq.Time(time.Second) - 1) / blkq.Time(time.Second))
 }

@@ -143,7 +143,6 @@ func (s *jobStats) finish(end blkq.Time) {
 	s.sample(end)
 	run := int64(end - max(s.start, s.rampEnd))
 	s.js.Runtime = max(run, 0)
-	s.js.Elapsed = int64(end-s.start) / 1e9
 	for d := report.DirRead; d < report.NumDirs; d++ {
 		if ds := s.js.Dir(d); ds.IOs > 0 {
 			ds.Runtime = s.js.Runtime

@@ -125,3 +125,25 @@ func TestReplayReadAheadDroppedIsNotAFailure(t *testing.T) {
 		t.Errorf("reads completed %d + dropped %d = %d, want the trace's 16", js.Read.IOs, js.Read.Dropped, got)
 	}
 }
+
+// TestJSONElapsedAsFio: "elapsed" is the run's time in whole seconds
+// rounded up, the same for every job, as fio prints it (a job of 167 ms
+// shows 1; a stonewalled job does not restart it).
+func TestJSONElapsedAsFio(t *testing.T) {
+	res := run(t, "[a]\nrw=read\nsize=1m\n[b]\nstonewall\nrw=read\nsize=1m\n", Options{})
+	want := int64((res.Elapsed + time.Second - 1) / time.Second)
+	if want < 1 {
+		t.Fatalf("run of %v", res.Elapsed)
+	}
+	for _, js := range res.Run.Jobs {
+		if js.Elapsed != want {
+			t.Errorf("job %s: elapsed=%d, want %d (the run's %v, rounded up)", js.Name, js.Elapsed, want, res.Elapsed)
+		}
+	}
+	if got := elapsedSecs(blkq.Time(167 * time.Millisecond)); got != 1 {
+		t.Errorf("elapsed of 167 ms = %d, want 1", got)
+	}
+	if got := elapsedSecs(blkq.Time(2 * time.Second)); got != 2 {
+		t.Errorf("elapsed of 2 s = %d, want 2", got)
+	}
+}

@@ -172,8 +172,9 @@ type JobStats struct {
 	// ErrorText, when Error != 0 and it is not empty, is printed after the
 	// number as fio does: "err= 5 (<ErrorText>)".
 	ErrorText string
-	// Elapsed is the job's wall time from start to end, in whole seconds
-	// (JSON "elapsed").
+	// Elapsed is JSON "elapsed": as fio prints it, the run's time so far
+	// in whole seconds rounded up, the same for every job (fio counts from
+	// its start, blkq from the run's).
 	Elapsed int64
 	// Runtime is the job's total run time, in ns (JSON job_runtime in ms).
 	// When 0, the largest direction Runtime is used.
