@@ -54,3 +54,23 @@ func TestSimulatedRunCPUNotMeasured(t *testing.T) {
 		t.Errorf("measured=%v usr=%v sys=%v ctx=%d minf=%d, want nothing measured", js.CPUMeasured, js.UsrCPU, js.SysCPU, js.Ctx, js.MinFlt)
 	}
 }
+
+// TestFileReplayMeasuresCPU: a replay onto a real file measures its cpu
+// figures too; onto the simulated disk it does not.
+func TestFileReplayMeasuresCPU(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data")
+	res, err := Replay("synthetic", synthetic(400), Options{Device: "file:" + path, SizeCap: 8 << 20}, ReplayOptions{Timing: "afap"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js := res.Run.Jobs[0]; !js.CPUMeasured || js.Ctx == 0 {
+		t.Errorf("file replay: measured=%v ctx=%d", js.CPUMeasured, js.Ctx)
+	}
+	res, err = Replay("synthetic", synthetic(400), Options{}, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js := res.Run.Jobs[0]; js.CPUMeasured || js.Ctx != 0 {
+		t.Errorf("simulated replay: measured=%v ctx=%d", js.CPUMeasured, js.Ctx)
+	}
+}
