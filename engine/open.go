@@ -217,9 +217,11 @@ func largeEnough(path string, size int64) bool {
 // openStats gives every job its statistics and the per-pid tracer.
 func (r *runner) openStats() {
 	r.pids = &pidStats{}
+	cpu := r.newCPUMeter() // nil on simulated devices
 	for i, j := range r.jobs {
 		js := &report.JobStats{}
 		j.st = newJobStats(js)
+		j.st.cpu = cpu
 		if i == 0 {
 			r.pids.base = j.pid
 		}

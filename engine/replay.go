@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -170,6 +171,8 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 		js.BS[d].Max = max(js.BS[d].Max, n)
 	}
 	p.st = newJobStats(js)
+	p.st.cpu = p.newCPUMeter() // nil on simulated devices
+	var sleeps allocSleeps
 	p.q.AddTracer(blkq.TracerFunc(func(e *blkq.Event) {
 		b := js.Blkq
 		switch e.Action {
@@ -182,12 +185,8 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 		case blkq.ActIssue:
 			b.RequestsIssued++
 			b.RequestBytes += uint64(e.Sectors) << blkq.SectorShift
-		case blkq.ActSleepRq:
-			b.Sleeps++
-		case blkq.ActGetRq:
-			if e.Wait > 0 {
-				b.WaitLat.Record(int64(e.Wait))
-			}
+		case blkq.ActSleepRq, blkq.ActGetRq:
+			sleeps.trace(e, b)
 		}
 	}))
 	p.st.begin(0, 0)
@@ -212,6 +211,9 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 	if err := p.q.CheckInvariants(); err != nil {
 		return nil, fmt.Errorf("internal error: %w", err)
 	}
+	if err := p.checkSleeps(js.Blkq, &sleeps); err != nil {
+		return nil, err
+	}
 	if p.firstErr != nil {
 		js.Error, js.ErrorText = int(errnoOf(p.firstErr)), p.firstErr.Error()
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v", name, p.firstErr))
@@ -222,6 +224,7 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 	res.Elapsed = time.Duration(end)
 	p.jobs = nil
 	run := p.report(end)
+	js.Elapsed = elapsedSecs(end)
 	run.Jobs = []*report.JobStats{js}
 	res.Run = run
 	return res, nil
@@ -314,13 +317,37 @@ func replayEndIO(b *blkq.Bio, err error) {
 	io.p.exec.Do(func() { io.p.done(io, err) })
 }
 
-// done accounts a completed record.
+// checkSleeps cross-checks the sleeps and wake-ups derived from the event
+// stream with the queue's own counters of the replay's tasks, and counts
+// the read-ahead records dropped.
+func (p *replayer) checkSleeps(b *report.BlkqJobStats, a *allocSleeps) error {
+	var ts blkq.TaskStats
+	for _, rt := range p.tasks {
+		s := p.q.TaskStats(rt.task)
+		ts.Sleeps += s.Sleeps
+		ts.Wakeups += s.Wakeups
+		ts.Dropped += s.Dropped
+	}
+	if uint64(ts.Sleeps) != b.Sleeps || uint64(ts.Wakeups) != b.Wakeups || a.stillAsleep() != 0 || uint64(ts.Dropped) != b.DroppedReadAhead {
+		return fmt.Errorf("internal error: the event stream counts %d sleeps, %d wake-ups, %d never woken, %d read-ahead drops; the queue %d, %d, 0, %d",
+			b.Sleeps, b.Wakeups, a.stillAsleep(), b.DroppedReadAhead, ts.Sleeps, ts.Wakeups, ts.Dropped)
+	}
+	return nil
+}
+
+// done accounts a completed record. A read-ahead record dropped because
+// the request pool was short is what Linux does under pressure: it is
+// counted (ra dropped, and fio's dropped I/Os), not an error.
 func (p *replayer) done(io *replayIO, err error) {
 	p.inflight--
 	p.ended++
-	if err == nil {
+	switch {
+	case err == nil:
 		p.st.record(&io.ioUnit, p.exec.Now())
-	} else if p.firstErr == nil {
+	case errors.Is(err, blkq.ErrReadAheadDropped):
+		p.st.dropped(io.dir)
+		p.st.js.Blkq.DroppedReadAhead++
+	case p.firstErr == nil:
 		p.firstErr = fmt.Errorf("record at line %d: %w", io.rec.Line, err)
 	}
 	if p.ended == int64(len(p.recs)) {

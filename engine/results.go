@@ -7,6 +7,7 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/report"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // report assembles the fio-style run report.
@@ -23,6 +24,7 @@ func (r *runner) report(end blkq.Time) *report.Run {
 		s := j.spec
 		js.Name, js.GroupID, js.PID = j.name, s.GroupID, j.pid
 		js.Clone = j.clone > 0
+		js.Elapsed = elapsedSecs(end)
 		js.JobOptions = s.Options[s.NumInherited:]
 		js.Engine, js.IODepth, js.RW, js.Sync = s.IOEngine, j.depth, s.RW.String(), j.sync
 		for d := range 3 {
@@ -39,11 +41,13 @@ func (r *runner) report(end blkq.Time) *report.Run {
 			js.Error = int(errnoOf(j.err)) // the errno itself, as fio reports it
 			js.ErrorText = errorText(j.errFunc, j.err)
 		}
-		ts := r.q.TaskStats(j.task)
-		b := js.Blkq
-		b.Wakeups = uint64(ts.Wakeups)
-		b.DroppedReadAhead = uint64(ts.Dropped)
-		b.Sleeps = uint64(ts.Sleeps)
+		// Sleeps, wake-ups and waits come from the event stream (pidStats);
+		// a dropped read-ahead leaves no event after its Q, so the queue's
+		// count of them is taken.
+		js.Blkq.DroppedReadAhead = uint64(r.q.TaskStats(j.task).Dropped)
+		if j.st.cpu != nil && j.st.cpuState == 0 {
+			js.CPUMeasured = true // never started (exitall): it used nothing
+		}
 		if s.GroupReporting {
 			run.GroupReporting[s.GroupID] = true
 		}
@@ -94,8 +98,13 @@ func (r *runner) progress() (stop func()) {
 			if done.Load() {
 				return
 			}
-			fmt.Fprintf(r.opt.Progress, "blkq: %s wall, %.1fs on the run's clock, %d/%d jobs done\n",
-				time.Since(start).Round(time.Second), float64(vnow.Load())/1e9, r.doneJobs.Load(), len(r.jobs))
+			now, wall := r.clock(blkq.Time(vnow.Load())), time.Since(start)
+			eta := ""
+			if rem, ok := r.etaRemaining(now); ok {
+				eta = " [eta " + fioETA(etaWall(rem, now, wall, r.simulated)) + "]"
+			}
+			fmt.Fprintf(r.opt.Progress, "blkq: %s wall, %.1fs on the run's clock, %d/%d jobs done%s\n",
+				wall.Round(time.Second), float64(now)/1e9, r.doneJobs.Load(), len(r.jobs), eta)
 		}
 	}()
 	return func() {
@@ -103,4 +112,30 @@ func (r *runner) progress() (stop func()) {
 		tick.Stop()
 		// Do not wait for the goroutine: the ticker is stopped.
 	}
+}
+
+// jobPlace returns "FILE:LINE" of job j's section, for warnings: the file
+// it came from when several job files make the run.
+func jobPlace(jf *fio.JobFile, j *fio.Job) string {
+	file := jf.Path
+	if j.File != "" {
+		file = j.File
+	}
+	return fmt.Sprintf("%s:%d", file, j.Line)
+}
+
+// droppedReadAhead is the read-ahead bios the queue dropped for the jobs
+// (on simulated devices the page cache's read-ahead is the jobs' own).
+func (r *runner) droppedReadAhead() int64 {
+	var n int64
+	for _, j := range r.jobs {
+		n += r.q.TaskStats(j.task).Dropped
+	}
+	return n
+}
+
+// elapsedSecs is fio's JSON "elapsed": the run's time so far (here, to its
+// end) in whole seconds rounded up, the same for every job.
+func elapsedSecs(end blkq.Time) int64 {
+	return int64((max(end, 0) + blkq.Time(time.Second) - 1) / blkq.Time(time.Second))
 }

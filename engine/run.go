@@ -135,14 +135,14 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	if strings.HasPrefix(opt.Device, "file:") {
 		for _, j := range jf.Jobs[1:] {
 			if j.Direct != jf.Jobs[0].Direct {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: direct=%v differs from the first job's; the file was opened once, with direct=%v", jf.Path, j.Name, b2i(j.Direct), b2i(jf.Jobs[0].Direct)))
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: direct=%v differs from the first job's; the file was opened once, with direct=%v", jobPlace(jf, j), j.Name, b2i(j.Direct), b2i(jf.Jobs[0].Direct)))
 				break
 			}
 		}
 	} else if !r.simulated {
 		for _, j := range jf.Jobs {
 			if !j.Direct {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: buffered I/O (direct=0) on %s: there is no page cache on this device; the I/O goes straight to the queue", jf.Path, j.Name, opt.Device))
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: buffered I/O (direct=0) on %s: there is no page cache on this device; the I/O goes straight to the queue", jobPlace(jf, j), j.Name, opt.Device))
 				break
 			}
 		}
@@ -154,7 +154,7 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	}
 	for _, j := range jf.Jobs {
 		if bufferedLibaio(j) && j.IODepth > 1 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s:%d: job %q: buffered I/O (direct=0) through libaio is synchronous in Linux (io_submit does the copy or the read before it returns): iodepth=%d acts as 1", jf.Path, j.Line, j.Name, j.IODepth))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: buffered I/O (direct=0) through libaio is synchronous in Linux (io_submit does the copy or the read before it returns): iodepth=%d acts as 1", jobPlace(jf, j), j.Name, j.IODepth))
 		}
 	}
 	for _, j := range r.jobs {
@@ -195,13 +195,13 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 		res.PageCache = &st
 		res.Run.PageCache = &report.PageCacheStats{WrittenFlusher: st.WrittenFlusher, WrittenThrottle: st.WrittenThrottle,
 			WrittenSync: st.WrittenSync, Throttled: st.Throttled, ReadHits: st.ReadHits, MaxDirty: st.MaxDirty,
-			Background: r.sc.bgThresh, Hard: r.sc.hdThresh}
+			Background: r.sc.bgThresh, Hard: r.sc.hdThresh, ReadAheadDropped: r.droppedReadAhead()}
 	}
 	if cacheStats != nil {
 		st := cacheStats
 		res.Run.PageCache = &report.PageCacheStats{WrittenFlusher: st.WrittenFlusher, WrittenThrottle: st.WrittenThrottle,
 			WrittenSync: st.WrittenSync, Throttled: st.Throttled, ReadHits: st.ReadHits, MaxDirty: st.MaxDirty,
-			Background: st.Background, Hard: st.Hard}
+			Background: st.Background, Hard: st.Hard, ReadAheadDropped: st.ReadAheadDropped}
 	}
 	if r.data != nil {
 		n, err := r.data.verify(r.q)
@@ -216,14 +216,14 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	}
 	for _, j := range r.jobs {
 		if j.err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("job %s: %v", j.name, j.err))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: %v", jobPlace(jf, j.spec), j.name, j.err))
 		}
 	}
 	if r.wbErr != nil && !r.wbErrTaken {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("buffer cache write-back at the end of the run failed (no fsync reported it): %v", r.wbErr))
 	}
 	if r.sc != nil && r.sc.err != nil {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("page cache write-back failed (no fsync reported it): %v", r.sc.err))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: page cache write-back failed (no fsync reported it): %v", jf.Path, r.sc.err))
 	}
 	return res, nil
 }

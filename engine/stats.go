@@ -21,6 +21,12 @@ type jobStats struct {
 	winIOs   [3]int64  // I/Os completed in the window
 	waitLat  *report.Latency
 	wroteAny bool
+
+	eta etaState // for the progress line, read off the executor
+
+	cpu      *cpuMeter // nil: CPU not measured (simulated devices)
+	cpuUse   cpuUse    // this job's share of the process's usage
+	cpuState int
 }
 
 const sampleWindow = blkq.Time(500 * time.Millisecond)
@@ -37,15 +43,28 @@ func newJobStats(js *report.JobStats) *jobStats {
 
 func (s *jobStats) begin(start, rampEnd blkq.Time) {
 	s.start, s.rampEnd, s.window = start, rampEnd, rampEnd
+	s.eta.start.Store(int64(start))
+	s.eta.started.Store(true)
+	if s.cpu != nil {
+		s.cpu.begin(s, start, rampEnd)
+	}
 }
 
 func (s *jobStats) dirStats(d ioDir) *report.DirStats { return s.js.Dir(report.Dir(d)) }
 
-// record adds a completed I/O.
+// record adds a completed I/O. As fio measures them: for an async engine
+// slat is submission start to the submission's return (u.start to
+// u.queued: a sleep for a request is in it, as in io_submit) and clat from
+// there to the completion; a sync engine (psync, sync, pvsync...) has no
+// slat, and its clat spans the whole system call, sleeps in request
+// allocation and the device's time included (from u.start), so clat and
+// lat agree.
 func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	if u.dir == dirWrite {
 		s.wroteAny = true
 	}
+	s.eta.done.Add(int64(u.bio.Sectors) << blkq.SectorShift)
+	s.eta.last.Store(int64(now))
 	if u.start < s.rampEnd {
 		return
 	}
@@ -54,8 +73,12 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	ds.IOs++
 	n := int64(u.bio.Sectors) << blkq.SectorShift
 	ds.Bytes += uint64(n)
-	ds.Slat.Record(int64(u.queued - u.start))
-	ds.Clat.Record(int64(now - u.queued))
+	if u.j != nil && u.j.sync {
+		ds.Clat.Record(int64(now - u.start))
+	} else {
+		ds.Slat.Record(int64(u.queued - u.start))
+		ds.Clat.Record(int64(now - u.queued))
+	}
 	ds.Lat.Record(int64(now - u.start))
 	s.winBytes[u.dir] += n
 	s.winIOs[u.dir]++
@@ -116,22 +139,26 @@ func (s *jobStats) submitBatch(n int)     { s.js.SubmitHist[report.BatchBucket(n
 
 // finish sets the runtimes.
 func (s *jobStats) finish(end blkq.Time) {
+	s.eta.finished.Store(true)
 	s.sample(end)
 	run := int64(end - max(s.start, s.rampEnd))
 	s.js.Runtime = max(run, 0)
-	s.js.Elapsed = int64(end-s.start) / 1e9
 	for d := report.DirRead; d < report.NumDirs; d++ {
 		if ds := s.js.Dir(d); ds.IOs > 0 {
 			ds.Runtime = s.js.Runtime
 		}
 	}
+	if s.cpu != nil {
+		s.cpu.finish(s)
+	}
 }
 
 // pidStats is the per-task part of the event stream: merges, requests and
-// allocation waits of each job, keyed by pid.
+// allocation sleeps, wake-ups and waits of each job, keyed by pid.
 type pidStats struct {
-	base  int                    // pid of byPID[0]
-	byPID []*report.BlkqJobStats // jobs have consecutive pids
+	base   int                    // pid of byPID[0]
+	byPID  []*report.BlkqJobStats // jobs have consecutive pids
+	sleeps allocSleeps
 }
 
 func (p *pidStats) Trace(e *blkq.Event) {
@@ -145,14 +172,49 @@ func (p *pidStats) Trace(e *blkq.Event) {
 		b.BackMerges++
 	case blkq.ActFrontMerge:
 		b.FrontMerges++
-	case blkq.ActGetRq:
-		if e.Wait > 0 {
-			b.WaitLat.Record(int64(e.Wait))
-		}
 	case blkq.ActIssue:
 		b.RequestsIssued++
 		b.RequestBytes += uint64(e.Sectors) << blkq.SectorShift
-	case blkq.ActSleepRq:
-		b.Sleeps++
+	case blkq.ActGetRq, blkq.ActSleepRq:
+		p.sleeps.trace(e, b)
 	}
 }
+
+// allocSleeps derives request-allocation sleeps, wake-ups and waits from
+// the S and G events, as btt does, so that run and replay count them the
+// same way and from the trace alone. A bio's S puts its task to sleep; a
+// woken task retries its allocation, so the bio's next event is either a
+// G (it got the request: one wake-up and the end of one wait, however
+// short) or another S (it slept again: one wake-up and one more sleep).
+// Only the bios asleep are remembered, so memory is bounded by the
+// sleepers.
+type allocSleeps struct {
+	asleep map[*blkq.Bio]struct{}
+}
+
+// trace counts an S or G event e into b.
+func (a *allocSleeps) trace(e *blkq.Event, b *report.BlkqJobStats) {
+	_, slept := a.asleep[e.Bio]
+	switch e.Action {
+	case blkq.ActSleepRq:
+		b.Sleeps++
+		if slept {
+			b.Wakeups++
+			return
+		}
+		if a.asleep == nil {
+			a.asleep = map[*blkq.Bio]struct{}{}
+		}
+		a.asleep[e.Bio] = struct{}{}
+	case blkq.ActGetRq:
+		if !slept {
+			return
+		}
+		delete(a.asleep, e.Bio)
+		b.Wakeups++
+		b.WaitLat.Record(int64(e.Wait))
+	}
+}
+
+// stillAsleep returns how many bios slept and were never woken.
+func (a *allocSleeps) stillAsleep() int { return len(a.asleep) }

@@ -88,7 +88,7 @@ type SimCacheStats struct {
 	WrittenThrottle int64 // pages written back by throttled writers (balance_dirty)
 	WrittenSync     int64 // pages written back by fsync/end_fsync
 	Throttled       int64 // writes that had to write back a batch themselves
-	ReadHits        int64 // buffered reads served from dirty pages
+	ReadHits        int64 // pages buffered reads found in the cache (dirty or under write-back); writes are not counted
 	MaxDirty        int   // most dirty pages at once
 	DirtyAtEnd      int   // pages left dirty when the run ended (fio leaves them without end_fsync)
 	Syncs           []SimSync
@@ -187,7 +187,7 @@ func (c *simCache) read(j *job, u *ioUnit) bool {
 			return false
 		}
 	}
-	c.st.ReadHits++
+	c.st.ReadHits += last - first + 1 // pages, as the rest of the section counts
 	j.r.exec.AfterFunc(j.copyDone(&u.bio), func() { j.done(u, nil) })
 	return true
 }

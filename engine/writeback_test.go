@@ -177,3 +177,56 @@ func TestSimReadAheadSmallFile(t *testing.T) {
 		t.Fatalf("%d disk reads, %d read-ahead dropped: want the 8 KiB read once", ios, res.Run.Jobs[0].Blkq.DroppedReadAhead)
 	}
 }
+
+// TestSimPageCacheReadHitsCountReadsOnly: a writer dirties 1 MiB (256
+// pages, below the background threshold, so they stay dirty) twice over;
+// a reader then reads it back in random 8 KiB reads (random: a sequential
+// reader's read-ahead goes to the disk). The page cache's read hits
+// are the 256 pages the reads found, in pages as the section counts:
+// neither the 128 reads nor the writer's rewrites of dirty pages.
+func TestSimPageCacheReadHitsCountReadsOnly(t *testing.T) {
+	res := run(t, `[global]
+filename=shared
+size=1m
+[writer]
+rw=write
+bs=4k
+loops=2
+[reader]
+stonewall
+rw=randread
+bs=8k
+`, Options{})
+	if res.PageCache == nil || res.Run.PageCache == nil {
+		t.Fatal("no page cache statistics")
+	}
+	if got := res.Run.Jobs[1].Read.IOs; got != 128 {
+		t.Fatalf("reader did %d reads, want 128", got)
+	}
+	if got := res.Run.PageCache.ReadHits; got != 256 {
+		t.Errorf("read hits = %d, want the 256 pages read from the cache", got)
+	}
+}
+
+// TestRunReadAheadDroppedIsCounted: buffered sequential readers that find
+// the read pool short have read-ahead dropped: counted per job and in the
+// page cache section, and no job fails for it.
+func TestRunReadAheadDroppedIsCounted(t *testing.T) {
+	res := run(t, `[global]
+rw=read
+bs=4k
+size=4m
+[reader]
+numjobs=16
+`, Options{NrRequests: 4})
+	var jobs int64
+	for _, js := range res.Run.Jobs {
+		jobs += int64(js.Blkq.DroppedReadAhead)
+	}
+	if jobs == 0 {
+		t.Fatal("no read-ahead dropped: the test shows nothing")
+	}
+	if got := res.Run.PageCache.ReadAheadDropped; got != jobs {
+		t.Errorf("page cache read-ahead dropped=%d, the jobs' sum %d", got, jobs)
+	}
+}

@@ -65,7 +65,7 @@ func Plot(dir string, e *Experiment, outs []*Outcome) ([]string, error) {
 		}
 		for _, f := range figs {
 			path := filepath.Join(dir, name+"-"+f.suffix+".png")
-			if err := writeFigure(path, func() *figure { return f.draw(e, byGroup[g]) }); err != nil {
+			if err := writeFigure(path, func() *figure { return fitted(f.draw(e, byGroup[g])) }); err != nil {
 				return written, fmt.Errorf("plot %s: %w", path, err)
 			}
 			written = append(written, path)
@@ -77,12 +77,130 @@ func Plot(dir string, e *Experiment, outs []*Outcome) ([]string, error) {
 // A figure is a title block and a legend above one or more plots
 // stacked vertically, sharing their data area's left and right edges. The
 // legend sits outside the plots so that it never hides data.
+//
+// A panel is added only with data to show (addPanel): a configuration
+// without any is named in a note line under the title instead, so that
+// no set of empty axes is drawn. fitted wraps the title lines and the
+// panels' titles to the picture's width.
 type figure struct {
-	title  []string // lines: the first is the heading, the rest smaller
-	legend []legendItem
-	panels []*plot.Plot
-	width  vg.Length
-	panelH vg.Length // height of each panel
+	title []string // lines: the first is the heading, the rest smaller
+	notes []string // configurations with nothing to plot, one line each
+	// titleStyles gives each title line its titleStyle index once fitted
+	// has wrapped them (nil: line i has style i).
+	titleStyles []int
+	legend      []legendItem
+	panels      []*plot.Plot
+	data        []int // points (or samples) drawn in each panel, all > 0
+	width       vg.Length
+	panelH      vg.Length // height of each panel
+}
+
+// addPanel adds p, which draws n data points; a panel without any is
+// left out.
+func (f *figure) addPanel(p *plot.Plot, n int) {
+	if n <= 0 {
+		return
+	}
+	f.panels = append(f.panels, p)
+	f.data = append(f.data, n)
+}
+
+// Room for the titles: the figure's title lines keep titleMargin on either
+// side; a panel's title is centred over the panel's tile, which leaves
+// tilePadLeft and tilePadRight (see writeFigure) and titleMargin more.
+const (
+	titleMargin  = 10
+	tilePadLeft  = 8
+	tilePadRight = 18
+)
+
+// titleStyle is the style of line i of a figure's title (heading, subtitle,
+// the rest); notes use the last.
+func titleStyle(i int) text.Style {
+	size, col := vg.Length(10), color.Color(color.Gray{Y: 0x40})
+	switch i {
+	case 0:
+		size, col = 15, color.Black
+	case 1:
+		size, col = 11, color.Black
+	}
+	return text.Style{
+		Color:   col,
+		Font:    font.From(plot.DefaultFont, size),
+		XAlign:  draw.XCenter,
+		YAlign:  draw.YTop,
+		Handler: plot.DefaultTextHandler,
+	}
+}
+
+// titleWidth is the width a figure's title lines may take.
+func (f *figure) titleWidth() vg.Length { return f.width - 2*titleMargin }
+
+// panelTitleWidth is the width a panel's title may take.
+func (f *figure) panelTitleWidth() vg.Length {
+	return f.width - tilePadLeft - tilePadRight - 2*titleMargin
+}
+
+// fitted wraps f's title lines, notes and panel titles at spaces (or, for
+// a word longer than the room, anywhere) so that each fits the picture.
+func fitted(f *figure) *figure {
+	var title []string
+	styles := []int{} // style index of each wrapped line
+	for i, line := range f.title {
+		for _, l := range wrapText(titleStyle(i), line, f.titleWidth()) {
+			title = append(title, l)
+			styles = append(styles, min(i, 2))
+		}
+	}
+	// Keep the style of each original line: the heading's continuation
+	// lines stay large, and so on.
+	f.title, f.titleStyles = title, styles
+	var notes []string
+	for _, n := range f.notes {
+		notes = append(notes, wrapText(titleStyle(2), n, f.titleWidth())...)
+	}
+	f.notes = notes
+	for _, p := range f.panels {
+		p.Title.Text = strings.Join(wrapText(p.Title.TextStyle, p.Title.Text, f.panelTitleWidth()), "\n")
+	}
+	return f
+}
+
+// wrapText breaks s into lines no wider than w in style st: at spaces, and
+// inside a word only when the word alone is too wide.
+func wrapText(st text.Style, s string, w vg.Length) []string {
+	if s == "" || st.Width(s) <= w {
+		return []string{s}
+	}
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		try := word
+		if line != "" {
+			try = line + " " + word
+		}
+		if st.Width(try) <= w {
+			line = try
+			continue
+		}
+		if line != "" {
+			lines = append(lines, line)
+			line = ""
+		}
+		for st.Width(word) > w { // a word wider than the room: cut it
+			k := len(word) - 1
+			for k > 1 && st.Width(word[:k]) > w {
+				k--
+			}
+			lines = append(lines, word[:k])
+			word = word[k:]
+		}
+		line = word
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 type legendItem struct {
@@ -107,24 +225,18 @@ func writeFigure(path string, mk func() *figure) (err error) {
 	}()
 	f := mk()
 	const gap = 3
-	titleStyles := make([]text.Style, len(f.title))
+	lines := append(append([]string(nil), f.title...), f.notes...)
+	titleStyles := make([]text.Style, len(lines))
 	var titleH vg.Length = 2 * gap
-	for i := range f.title {
-		size, col := vg.Length(10), color.Color(color.Gray{Y: 0x40})
-		switch i {
-		case 0:
-			size, col = 15, color.Black
-		case 1:
-			size, col = 11, color.Black
+	for i := range lines {
+		k := min(i, 2)
+		if i < len(f.titleStyles) {
+			k = f.titleStyles[i]
+		} else if i >= len(f.title) {
+			k = 2 // a note
 		}
-		titleStyles[i] = text.Style{
-			Color:   col,
-			Font:    font.From(plot.DefaultFont, size),
-			XAlign:  draw.XCenter,
-			YAlign:  draw.YTop,
-			Handler: plot.DefaultTextHandler,
-		}
-		titleH += titleStyles[i].Height(f.title[i]) + gap
+		titleStyles[i] = titleStyle(k)
+		titleH += titleStyles[i].Height(lines[i]) + gap
 	}
 
 	// The legend: two columns when the entries are short enough.
@@ -150,7 +262,7 @@ func writeFigure(path string, mk func() *figure) (err error) {
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
 	y := height - 2*gap
-	for i, line := range f.title {
+	for i, line := range lines {
 		dc.FillText(titleStyles[i], vg.Point{X: f.width / 2, Y: y}, line)
 		y -= titleStyles[i].Height(line) + gap
 	}
@@ -166,15 +278,17 @@ func writeFigure(path string, mk func() *figure) (err error) {
 		x := legLeft + vg.Length(c)*colW
 		leg.Draw(draw.Crop(dc, x, 0, 0, -(titleH + gap)))
 	}
-	body := draw.Crop(dc, 0, 0, 0, -(titleH + legendH))
-	grid := make([][]*plot.Plot, len(f.panels))
-	for i, p := range f.panels {
-		grid[i] = []*plot.Plot{p}
-	}
-	tiles := draw.Tiles{Rows: len(f.panels), Cols: 1, PadY: 14, PadLeft: 8, PadRight: 18, PadBottom: 6}
-	canvases := plot.Align(grid, tiles, body)
-	for i, p := range f.panels {
-		p.Draw(canvases[i][0])
+	if len(f.panels) > 0 {
+		body := draw.Crop(dc, 0, 0, 0, -(titleH + legendH))
+		grid := make([][]*plot.Plot, len(f.panels))
+		for i, p := range f.panels {
+			grid[i] = []*plot.Plot{p}
+		}
+		tiles := draw.Tiles{Rows: len(f.panels), Cols: 1, PadY: 14, PadLeft: tilePadLeft, PadRight: tilePadRight, PadBottom: 6}
+		canvases := plot.Align(grid, tiles, body)
+		for i, p := range f.panels {
+			p.Draw(canvases[i][0])
+		}
 	}
 	out, err := os.Create(path)
 	if err != nil {
@@ -270,8 +384,7 @@ func sleepsFigure(e *Experiment, outs []*Outcome) *figure {
 			return fmt.Sprintf("pid %d", pid)
 		}
 		if len(o.Waits) == 0 {
-			p.Title.Text = o.Config.Name + ": no allocation waits"
-			f.panels = append(f.panels, p)
+			f.notes = append(f.notes, o.Config.Name+": no allocation waits (no panel)")
 			continue
 		}
 		worst := o.Waits[0]
@@ -334,8 +447,10 @@ func sleepsFigure(e *Experiment, outs []*Outcome) *figure {
 			lab.Offset.X = -5
 		}
 		p.Add(lab)
-		f.panels = append(f.panels, p)
-
+		f.addPanel(p, len(o.Waits))
+	}
+	if len(f.panels) == 0 {
+		f.legend = nil // it explains the panels' marks
 	}
 	return f
 }
@@ -395,6 +510,7 @@ func latencyCDFFigure(e *Experiment, outs []*Outcome) *figure {
 	}
 	ps = append(ps, 99.2, 99.4, 99.6, 99.8, 99.9, 99.95, 99.99, 100)
 	xmin, xmax := math.Inf(1), math.Inf(-1)
+	var ios int64
 	for i, o := range outs {
 		lat := report.NewLatency()
 		for _, js := range o.Result.Run.Jobs {
@@ -402,9 +518,10 @@ func latencyCDFFigure(e *Experiment, outs []*Outcome) *figure {
 			lat.Merge(js.Write.Clat)
 		}
 		if lat.Count() == 0 {
-			f.addLegend(o.Config.Name + ": no completions")
+			f.notes = append(f.notes, o.Config.Name+": no reads or writes completed")
 			continue
 		}
+		ios += lat.Count()
 		var pts plotter.XYs
 		for _, q := range ps {
 			x := max(float64(lat.Percentile(q))/1e6, 1e-3)
@@ -427,7 +544,7 @@ func latencyCDFFigure(e *Experiment, outs []*Outcome) *figure {
 	}
 	xmin, xmax = logRange(xmin, xmax)
 	p.X.Min, p.X.Max = math.Log10(xmin), math.Log10(xmax)
-	f.panels = []*plot.Plot{p}
+	f.addPanel(p, int(min(ios, math.MaxInt32)))
 	return f
 }
 
@@ -447,6 +564,7 @@ func throughputFigure(e *Experiment, outs []*Outcome) *figure {
 	p.Y.Tick.Marker = linearTicks{}
 	p.Add(gridLines())
 	ymax, xmax := 0.0, 1.0
+	points := 0
 	for i, o := range outs {
 		el := elapsedSeconds(o)
 		if el > 0 {
@@ -473,9 +591,10 @@ func throughputFigure(e *Experiment, outs []*Outcome) *figure {
 			ymax = max(ymax, mbps)
 		}
 		if len(pts) == 0 {
-			f.addLegend(o.Config.Name + ": nothing completed")
+			f.notes = append(f.notes, o.Config.Name+": nothing completed at the disk")
 			continue
 		}
+		points += len(pts)
 		l, s, err := plotter.NewLinePoints(pts)
 		if err != nil {
 			panic(err)
@@ -493,7 +612,7 @@ func throughputFigure(e *Experiment, outs []*Outcome) *figure {
 	}
 	p.X.Min, p.X.Max = 0, xmax
 	p.Y.Min, p.Y.Max = 0, max(ymax, 1)*1.05
-	f.panels = []*plot.Plot{p}
+	f.addPanel(p, points)
 	return f
 }
 

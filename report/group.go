@@ -161,7 +161,9 @@ func accumulate(dst **Latency, src *Latency) {
 // does: named and configured after the first job; counts, bytes and
 // histograms added up; runtimes the longest per direction; the job
 // runtime the sum; bandwidth/IOPS samples summed (see Samples.addSum); CPU
-// percentages averaged; the first non-zero error kept. The inputs are not
+// time summed and divided by the summed runtime, as fio does (the plain
+// mean of the percentages when no job has a runtime); CPUMeasured only
+// when every job's was; the first non-zero error kept. The inputs are not
 // modified.
 func combine(jobs []*JobStats) *JobStats {
 	first := jobs[0]
@@ -173,7 +175,8 @@ func combine(jobs []*JobStats) *JobStats {
 	}
 	var blkq *BlkqJobStats
 	allWaitLat := true
-	var usr, sys float64
+	var usr, sys, usrMean, sysMean float64
+	measured := true
 	for _, j := range jobs {
 		for d := Dir(0); d < NumDirs; d++ {
 			s, cd := j.Dir(d), c.Dir(d)
@@ -207,9 +210,13 @@ func combine(jobs []*JobStats) *JobStats {
 		if j.Elapsed > c.Elapsed {
 			c.Elapsed = j.Elapsed
 		}
+		rt := float64(jobRuntimeNs(j))
 		c.Runtime += jobRuntimeNs(j)
-		usr += j.UsrCPU
-		sys += j.SysCPU
+		usr += j.UsrCPU * rt // back to CPU time: fio sums the times, then divides
+		sys += j.SysCPU * rt
+		usrMean += j.UsrCPU
+		sysMean += j.SysCPU
+		measured = measured && j.CPUMeasured
 		c.Ctx += j.Ctx
 		c.MajFlt += j.MajFlt
 		c.MinFlt += j.MinFlt
@@ -255,8 +262,13 @@ func combine(jobs []*JobStats) *JobStats {
 		}
 	}
 	c.Blkq = blkq
-	n := float64(len(jobs))
-	c.UsrCPU, c.SysCPU = usr/n, sys/n
+	if c.Runtime > 0 {
+		c.UsrCPU, c.SysCPU = usr/float64(c.Runtime), sys/float64(c.Runtime)
+	} else {
+		n := float64(len(jobs))
+		c.UsrCPU, c.SysCPU = usrMean/n, sysMean/n
+	}
+	c.CPUMeasured = measured
 	return c
 }
 

@@ -158,3 +158,26 @@ func TestMsOf(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupReportingCPUWeightedByRuntime: under group_reporting the CPU
+// percentages are the jobs' CPU time over their summed runtime, as fio sums
+// usr_time and total_run_time: 10% of 1 s and 50% of 3 s make 40%, not the
+// 30% of a plain mean.
+func TestGroupReportingCPUWeightedByRuntime(t *testing.T) {
+	a, b := job("a", 0, 4096, 1000), job("b", 0, 4096, 3000)
+	a.Runtime, b.Runtime = 1e9, 3e9
+	a.UsrCPU, b.UsrCPU = 10, 50
+	a.SysCPU, b.SysCPU = 20, 0
+	a.CPUMeasured, b.CPUMeasured = true, true
+	c := combine([]*JobStats{a, b})
+	if math.Abs(c.UsrCPU-40) > 1e-9 || math.Abs(c.SysCPU-5) > 1e-9 {
+		t.Errorf("usr=%v sys=%v, want 40 and 5", c.UsrCPU, c.SysCPU)
+	}
+	if !c.CPUMeasured {
+		t.Error("two measured jobs combine into one not measured")
+	}
+	b.CPUMeasured = false
+	if combine([]*JobStats{a, b}).CPUMeasured {
+		t.Error("a job not measured makes the group measured")
+	}
+}

@@ -17,14 +17,17 @@ const jsonEta = 2147483647
 //   - per job, after fio's keys, a "blkq" object when [JobStats.Blkq] is set:
 //     alloc_sleeps, alloc_wakeups, alloc_waits, alloc_wait_total_ns,
 //     alloc_wait_max_ns, alloc_wait_p99_ns, readahead_dropped, back_merges,
-//     front_merges, requests_issued, request_bytes, avg_request_bytes;
+//     front_merges, requests_issued, request_bytes, avg_request_bytes,
+//     cpu_measured (false: usr_cpu, sys_cpu, ctx, majf, minf are not
+//     measurements, see [JobStats.CPUMeasured]);
 //   - after "disk_util", a top-level "blkq_groups" array, one object per
 //     group in ascending id order: groupid, jobs, group_reporting,
 //     jain_index, job_bw_bytes (each job's throughput, bytes/s);
 //   - "blkq_ignored": the [Run.Ignored] notes, when there are any;
 //   - "blkq_page_cache": the [Run.PageCache] figures, when there are any:
 //     written_flusher, written_throttle, written_sync, throttled,
-//     read_hits, max_dirty, background, hard (pages of 4 KiB).
+//     read_hits, max_dirty, background, hard (pages of 4 KiB),
+//     readahead_dropped (bios).
 //
 // As in fio, "global options" and a job's "job options" are left out when
 // empty, so is "disk_util" when there are no disks, and "desc" when a job
@@ -236,6 +239,7 @@ func runJSON(r *Run) *jobj {
 		o.add("max_dirty", pc.MaxDirty)
 		o.add("background", pc.Background)
 		o.add("hard", pc.Hard)
+		o.add("readahead_dropped", pc.ReadAheadDropped)
 		root.add("blkq_page_cache", o)
 	}
 	return root
@@ -277,7 +281,11 @@ func dirJSON(j *JobStats, d Dir, g *GroupStats) *jobj {
 	o.add("total_ios", ds.IOs)
 	o.add("short_ios", ds.Short)
 	o.add("drop_ios", ds.Dropped)
-	o.add("slat_ns", latJSON(ds.Slat, false))
+	slat := ds.Slat
+	if j.Sync {
+		slat = nil // fio measures no submission latency for sync engines: all zeros
+	}
+	o.add("slat_ns", latJSON(slat, false))
 	o.add("clat_ns", latJSON(ds.Clat, true))
 	o.add("lat_ns", latJSON(ds.Lat, false))
 	var agg float64
@@ -370,6 +378,7 @@ func jobJSON(j *JobStats, g *GroupStats) *jobj {
 		x.add("requests_issued", b.RequestsIssued)
 		x.add("request_bytes", b.RequestBytes)
 		x.add("avg_request_bytes", jfloat(b.AvgRequestBytes()))
+		x.add("cpu_measured", j.CPUMeasured)
 		o.add("blkq", x)
 	}
 	return o

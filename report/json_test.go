@@ -336,3 +336,32 @@ func TestJSONStringEscaping(t *testing.T) {
 		t.Errorf("round trip: %q", s)
 	}
 }
+
+// TestJSONSyncEngineHasNoSlat: as fio 3.33 prints a psync job, slat_ns is
+// all zeros for a sync engine (fio does not measure it), whatever the
+// runner recorded; an async job keeps its slat.
+func TestJSONSyncEngineHasNoSlat(t *testing.T) {
+	for _, sync := range []bool{true, false} {
+		r := jsonSampleRun()
+		r.Jobs[0].Sync = sync
+		var buf bytes.Buffer
+		if err := WriteJSON(&buf, r); err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Jobs []struct {
+				Read struct {
+					Slat map[string]any `json:"slat_ns"`
+				} `json:"read"`
+			} `json:"jobs"`
+		}
+		if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		s := got.Jobs[0].Read.Slat
+		zero := s["N"] == 0.0 && s["min"] == 0.0 && s["max"] == 0.0 && s["mean"] == 0.0 && s["stddev"] == 0.0
+		if zero != sync {
+			t.Errorf("sync=%v: slat_ns = %v", sync, s)
+		}
+	}
+}

@@ -50,11 +50,14 @@ type DirStats struct {
 	// that ms value as fio does. When 0 while IOs > 0, [JobStats.Runtime]
 	// is used instead.
 	Runtime int64
-	// Slat is the submission latency (queue → issued to the device), ns.
-	// nil or empty: not measured (no "slat" line).
+	// Slat is the submission latency (submission start → the submission
+	// returned), ns. nil or empty: not measured (no "slat" line); for a
+	// [JobStats.Sync] job it is never printed, and JSON slat_ns is zeros.
 	Slat *Latency
-	// Clat is the completion latency (issued → completed), ns. It also
-	// feeds the job's latency distribution lines and the percentiles.
+	// Clat is the completion latency (the submission returned →
+	// completed; for a sync engine the whole call, as fio times a pread),
+	// ns. It also feeds the job's latency distribution lines and the
+	// percentiles.
 	Clat *Latency
 	// Lat is the total latency (queue → completed), ns.
 	Lat *Latency
@@ -169,19 +172,26 @@ type JobStats struct {
 	// ErrorText, when Error != 0 and it is not empty, is printed after the
 	// number as fio does: "err= 5 (<ErrorText>)".
 	ErrorText string
-	// Elapsed is the job's wall time from start to end, in whole seconds
-	// (JSON "elapsed").
+	// Elapsed is JSON "elapsed": as fio prints it, the run's time so far
+	// in whole seconds rounded up, the same for every job (fio counts from
+	// its start, blkq from the run's).
 	Elapsed int64
 	// Runtime is the job's total run time, in ns (JSON job_runtime in ms).
 	// When 0, the largest direction Runtime is used.
 	Runtime int64
-	// UsrCPU and SysCPU are CPU use in percent. blkq does not measure CPU
-	// per job; they are normally 0 and printed as "usr=0.00%, sys=0.00%".
+	// UsrCPU and SysCPU are user and system CPU time in percent of the
+	// job's runtime (fio's usr_cpu, sys_cpu).
 	UsrCPU, SysCPU float64
-	// Ctx is the number of context switches (goroutine sleeps) if known.
+	// Ctx is the number of context switches, voluntary and involuntary
+	// (fio's ctx).
 	Ctx uint64
-	// MajFlt and MinFlt are page fault counts; blkq leaves them 0.
+	// MajFlt and MinFlt are the major and minor page faults (majf, minf).
 	MajFlt, MinFlt uint64
+	// CPUMeasured tells that UsrCPU, SysCPU, Ctx, MajFlt and MinFlt were
+	// measured (getrusage). When false they are not measurements: the
+	// text report adds "  blkq     : cpu not measured (...)" after the
+	// job's blkq lines and JSON's "blkq" object has "cpu_measured": false.
+	CPUMeasured bool
 	// IODepthHist counts I/Os by the depth at which they were submitted,
 	// indexed by [DepthBucket] (fio's "IO depths" line).
 	IODepthHist [NumDepthBuckets]uint64
@@ -323,8 +333,13 @@ type PageCacheStats struct {
 	WrittenThrottle int64 // pages written back by writers over the hard threshold
 	WrittenSync     int64 // pages written back by fsync/fdatasync/end_fsync
 	Throttled       int64 // writes that had to write back themselves
-	ReadHits        int64 // buffered reads served from the cache
+	ReadHits        int64 // pages buffered reads found in the cache (reads only: a write to a cached page is no hit)
 	MaxDirty        int   // most dirty pages at once
-	Background      int   // background threshold, pages
-	Hard            int   // hard threshold, pages
+	// ReadAheadDropped counts the cache's read-ahead bios dropped under
+	// request pressure (bios, not pages): normal, never an error. On a
+	// real file the buffer cache's read-ahead runs on no job's behalf, so
+	// this is where its drops are reported.
+	ReadAheadDropped int64
+	Background       int // background threshold, pages
+	Hard             int // hard threshold, pages
 }

@@ -111,7 +111,7 @@ func writeNormal(w *bufio.Writer, r *Run) {
 		w.WriteString("\nblkq page cache (buffered jobs; pages of 4 KiB):\n")
 		fmt.Fprintf(w, "  written back: flusher=%d, throttled writers=%d, syncs=%d; throttled writes=%d, read hits=%d\n",
 			pc.WrittenFlusher, pc.WrittenThrottle, pc.WrittenSync, pc.Throttled, pc.ReadHits)
-		fmt.Fprintf(w, "  dirty: max=%d, background threshold=%d, hard threshold=%d\n", pc.MaxDirty, pc.Background, pc.Hard)
+		fmt.Fprintf(w, "  dirty: max=%d, background threshold=%d, hard threshold=%d; read-ahead bios dropped=%d\n", pc.MaxDirty, pc.Background, pc.Hard, pc.ReadAheadDropped)
 	}
 }
 
@@ -191,6 +191,9 @@ func writeJobBlock(w *bufio.Writer, u unit, g *GroupStats, now string) {
 			b.Sleeps, b.Wakeups, b.Waits, nsToMs(b.WaitMax), nsToMs(b.WaitP99), nsToMs(b.WaitTotal), b.DroppedReadAhead)
 		fmt.Fprintf(w, "  blkq     : merges back=%d front=%d, requests=%d, avg request=%.1fKiB\n",
 			b.BackMerges, b.FrontMerges, b.RequestsIssued, fin(b.AvgRequestBytes()/1024))
+		if !j.CPUMeasured {
+			w.WriteString("  blkq     : cpu not measured: a simulated device runs on virtual time; the cpu line's figures are not measurements\n")
+		}
 	}
 }
 

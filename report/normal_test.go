@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"regexp"
@@ -279,6 +280,7 @@ func TestWriteNormalBlkqAndGroups(t *testing.T) {
 	a, b, c := job("fast", 0, 4096*3000, 1000), job("slow", 0, 4096*1000, 1000), job("solo", 1, 4096*10, 5)
 	a.Blkq = &BlkqJobStats{Sleeps: 3, Wakeups: 3, Waits: 3, WaitTotal: 4500000, WaitMax: 2500000, WaitP99: 2000000,
 		DroppedReadAhead: 1, BackMerges: 7, FrontMerges: 2, RequestsIssued: 2991, RequestBytes: 4096 * 3000}
+	a.CPUMeasured = true
 	b.Description = "the slow one"
 	b.Error, b.ErrorText = 5, "io error"
 	r := &Run{Jobs: []*JobStats{a, b, c}, Ignored: []string{"ignored option cpus_allowed=0-3"}}
@@ -419,5 +421,39 @@ func TestWriteNormalDeterministic(t *testing.T) {
 	WriteNormal(&b, randrwRun(t))
 	if a.String() != b.String() {
 		t.Errorf("same input, different output")
+	}
+}
+
+// TestCPUNotMeasuredIsSaid: a blkq job whose CPU figures were not measured
+// (a simulated run) gets a line saying so after its blkq lines, and JSON
+// "cpu_measured": false; a measured one gets neither.
+func TestCPUNotMeasuredIsSaid(t *testing.T) {
+	for _, measured := range []bool{false, true} {
+		j := job("sim", 0, 4096*10, 10)
+		j.Blkq = &BlkqJobStats{}
+		j.CPUMeasured = measured
+		r := &Run{Jobs: []*JobStats{j}}
+		var out, js bytes.Buffer
+		if err := WriteNormal(&out, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteJSON(&js, r); err != nil {
+			t.Fatal(err)
+		}
+		note := strings.Contains(out.String(), "  blkq     : cpu not measured: ")
+		if note == measured {
+			t.Errorf("measured=%v: note printed=%v:\n%s", measured, note, out.String())
+		}
+		var got struct {
+			Jobs []struct {
+				Blkq map[string]any `json:"blkq"`
+			} `json:"jobs"`
+		}
+		if err := json.Unmarshal(js.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := got.Jobs[0].Blkq["cpu_measured"].(bool); !ok || v != measured {
+			t.Errorf("measured=%v: JSON cpu_measured = %v", measured, got.Jobs[0].Blkq["cpu_measured"])
+		}
 	}
 }

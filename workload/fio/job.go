@@ -52,6 +52,9 @@ type Job struct {
 	Name string
 	// Line is the 1-based line of the section header.
 	Line int
+	// File is the job file the section came from when it differs from its
+	// JobFile's Path (set by Merge); empty otherwise.
+	File string
 	// Options are the options in effect for the job, as fio's JSON "job
 	// options" would list them: first those inherited from [global]
 	// sections above, then the job's own, each in file order, with canonical

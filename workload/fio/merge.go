@@ -16,6 +16,9 @@ func Merge(files ...*JobFile) *JobFile {
 		next := base
 		for _, j := range f.Jobs {
 			c := *j
+			if c.File == "" {
+				c.File = f.Path // warnings name the file the job came from
+			}
 			c.GroupID += base
 			next = max(next, c.GroupID+1)
 			out.Jobs = append(out.Jobs, &c)

@@ -1,0 +1,47 @@
+package engine
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/blkq-dev/blkq/workload/fio"
+)
+
+func parseAs(t *testing.T, name, src string) *fio.JobFile {
+	t.Helper()
+	jf, err := fio.Parse(name, []byte(src), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jf
+}
+
+// TestWarningsNameTheJobFile: a warning about a job names the job file and
+// the line of the job's section, also when several files make one run.
+func TestWarningsNameTheJobFile(t *testing.T) {
+	a := parseAs(t, "a.fio", "[first]\nrw=read\nsize=1m\ndirect=1\n")
+	b := parseAs(t, "b.fio", "; comment\n\n[second]\nrw=write\nsize=1m\nioengine=libaio\niodepth=4\n")
+	res, err := Run(fio.Merge(a, b), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], `b.fio:3: job "second": buffered I/O (direct=0) through libaio`) {
+		t.Errorf("warnings %q, want one starting b.fio:3: job \"second\"", res.Warnings)
+	}
+
+	path := filepath.Join(t.TempDir(), "data")
+	res, err = Run(fio.Merge(a, b), Options{Device: "file:" + path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, w := range res.Warnings {
+		if strings.HasPrefix(w, `b.fio:3: job "second": direct=0 differs`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("file run warnings %q, want one starting b.fio:3: job \"second\": direct=0 differs", res.Warnings)
+	}
+}
