@@ -215,7 +215,7 @@ func TestReadAheadBoundedByCapacityAndChunks(t *testing.T) {
 	const pages, capacity = 1024, 64
 	path := makeDisk(t, pages)
 	for _, readers := range []int{1, 8} {
-		q, _ := openQueue(t, path, nil)
+		q, dev := openQueue(t, path, nil)
 		c, err := New(q, Config{Pages: capacity, ReadAheadKB: MaxReadAheadKB})
 		if err != nil {
 			t.Fatal(err)
@@ -250,6 +250,7 @@ func TestReadAheadBoundedByCapacityAndChunks(t *testing.T) {
 		wg.Wait()
 		st := c.Stats()
 		c.Close()
+		dev.Close() // the next round opens the file again, and a device holds its lock
 		if errs.Load() > 0 {
 			t.Fatalf("%d readers: %d reads failed or returned wrong data", readers, errs.Load())
 		}
