@@ -3,6 +3,7 @@ package fio
 import (
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // ParseError reports a job file that fio would refuse, or that blkq cannot
@@ -30,7 +31,7 @@ func (e *ParseError) Error() string {
 		where += ":" + strconv.Itoa(e.Line)
 	}
 	if e.Option != "" {
-		return fmt.Sprintf("%s: option %q: %s", where, e.Option, e.Msg)
+		return fmt.Sprintf("%s: option %s: %s", where, quote(e.Option), e.Msg)
 	}
 	return where + ": " + e.Msg
 }
@@ -45,14 +46,36 @@ type valueError struct {
 
 func (e *valueError) Error() string {
 	if e.why == "" {
-		return fmt.Sprintf("%s %q", e.kind, e.val)
+		return e.kind + " " + quote(e.val)
 	}
-	return fmt.Sprintf("%s %q: %s", e.kind, e.val, e.why)
+	return e.kind + " " + quote(e.val) + ": " + e.why
 }
 
 func badValue(kind, val, why string, args ...any) error {
 	if len(args) > 0 {
+		for i, a := range args {
+			if s, ok := a.(string); ok && len(s) > maxQuote {
+				args[i] = s[:maxQuote] + "..."
+			}
+		}
 		why = fmt.Sprintf(why, args...)
 	}
 	return &valueError{kind: kind, val: val, why: why}
+}
+
+// maxQuote is how many bytes of the input an error message quotes: a job
+// file may hold a line of megabytes, and an error that repeats it helps no
+// one. A longer string is cut, and the quote says how long it was.
+const maxQuote = 200
+
+// quote is strconv.Quote of s, cut to maxQuote bytes (at a UTF-8 boundary).
+func quote(s string) string {
+	if len(s) <= maxQuote {
+		return strconv.Quote(s)
+	}
+	cut := maxQuote
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(s[:cut]), len(s))
 }
