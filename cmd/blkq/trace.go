@@ -52,17 +52,25 @@ func cmdTrace(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errors.New("trace print: want one trace file")
 	}
-	recs, name, err := readTraceArg(rest[0], stdin)
-	if err != nil {
-		return err
+	// A trace cut mid-record (a blktrace killed, a copy cut short) still
+	// prints the records before the cut, as blkparse does; the error then
+	// says where the cut is.
+	recs, name, rerr := readTraceArg(rest[0], stdin)
+	if rerr != nil && len(recs) == 0 {
+		return rerr
 	}
 	if err := trace.Print(stdout, recs); err != nil {
 		return err
 	}
-	if *noSummary {
-		return nil
+	if !*noSummary {
+		if err := trace.PrintSummary(stdout, recs, name); err != nil {
+			return err
+		}
 	}
-	return trace.PrintSummary(stdout, recs, name)
+	if rerr != nil {
+		return fmt.Errorf("%w (printed the %d records before it)", rerr, len(recs))
+	}
+	return nil
 }
 
 // readTraceArg reads the records arg names, as blkparse -i does: "-" is
@@ -73,7 +81,7 @@ func readTraceArg(arg string, stdin io.Reader) ([]trace.Record, string, error) {
 	if arg == "-" {
 		recs, err := trace.ReadAll(stdin)
 		if err != nil {
-			return nil, "", fmt.Errorf("standard input: %w", err)
+			return recs, "", fmt.Errorf("standard input: %w", err)
 		}
 		return recs, "", nil
 	}
@@ -99,9 +107,9 @@ func readTraceArg(arg string, stdin io.Reader) ([]trace.Record, string, error) {
 			return all, name, nil
 		}
 		recs, err := trace.ReadFile(file)
-		if err != nil {
-			return nil, "", err
-		}
 		all = append(all, recs...)
+		if err != nil {
+			return all, name, err
+		}
 	}
 }
