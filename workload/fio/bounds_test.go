@@ -139,6 +139,8 @@ func TestErrorQuotesAtMost200BytesOfALongLine(t *testing.T) {
 		"[" + long + "\n",
 		"[j]\nsize=1" + long + "\n",
 		"[j]\nbssplit=" + strings.Repeat("4k/1:", 50) + long + "\n",
+		"[j]\nbssplit=0\"" + strings.Repeat("\xd4", 1<<20) + "\n", // 4 bytes of quote a byte
+		"[j]\n" + strings.Repeat("é", 1<<19) + "\n",
 	} {
 		_, err := Parse("t.fio", []byte(src), nil)
 		if err == nil {

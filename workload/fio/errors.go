@@ -54,8 +54,10 @@ func (e *valueError) Error() string {
 func badValue(kind, val, why string, args ...any) error {
 	if len(args) > 0 {
 		for i, a := range args {
-			if s, ok := a.(string); ok && len(s) > maxQuote {
-				args[i] = s[:maxQuote] + "..."
+			// A part of the value, quoted with %q: at most 4 bytes of
+			// quote per byte of input.
+			if s, ok := a.(string); ok && len(s) > maxQuote/4 {
+				args[i] = s[:maxQuote/4] + "..."
 			}
 		}
 		why = fmt.Sprintf(why, args...)
@@ -63,19 +65,30 @@ func badValue(kind, val, why string, args ...any) error {
 	return &valueError{kind: kind, val: val, why: why}
 }
 
-// maxQuote is how many bytes of the input an error message quotes: a job
-// file may hold a line of megabytes, and an error that repeats it helps no
-// one. A longer string is cut, and the quote says how long it was.
+// maxQuote bounds how much of the input an error message quotes, in bytes
+// of the quote: a job file may hold a line of megabytes, and an error that
+// repeats it helps no one. A longer quote is cut, and says how long the
+// input was.
 const maxQuote = 200
 
-// quote is strconv.Quote of s, cut to maxQuote bytes (at a UTF-8 boundary).
+// quote is strconv.Quote of s, cut at a UTF-8 boundary so that the quote
+// is at most maxQuote bytes (escapes make a byte of input up to 4).
 func quote(s string) string {
-	if len(s) <= maxQuote {
-		return strconv.Quote(s)
+	q := strconv.Quote(s)
+	if len(q) <= maxQuote {
+		return q
 	}
-	cut := maxQuote
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	cut := min(len(s), maxQuote)
+	for {
+		for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		q = strconv.Quote(s[:cut])
+		if len(q) <= maxQuote || cut == 0 {
+			break
+		}
+		cut -= (len(q) - maxQuote + 3) / 4
+		cut = max(cut, 0)
 	}
-	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(s[:cut]), len(s))
+	return fmt.Sprintf("%s... (%d bytes)", q, len(s))
 }
