@@ -109,3 +109,25 @@ func TestTracePrintOfCutTracePrintsTheRecordsBeforeTheCut(t *testing.T) {
 		t.Fatalf("printed %q, want the two whole Q records", o.String())
 	}
 }
+
+// TestTracePrintOfCutPerCPUFileReadsTheOtherCPUs: NAME.blktrace.0 cut
+// mid-record still prints its whole records and those of NAME.blktrace.1.
+func TestTracePrintOfCutPerCPUFileReadsTheOtherCPUs(t *testing.T) {
+	dir := t.TempDir()
+	cpu0 := qRecord(qRecord(nil, 0, 0), 2000, 16)
+	if err := os.WriteFile(filepath.Join(dir, "x.blktrace.0"), cpu0[:len(cpu0)-1], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "x.blktrace.1"), qRecord(nil, 1000, 8), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var o, e bytes.Buffer
+	err := cmdTrace([]string{"print", "--no-summary", filepath.Join(dir, "x")}, nil, &o, &e)
+	if err == nil || !strings.Contains(err.Error(), "x.blktrace.0: blktrace: record 1 at byte 48: truncated record: 47 of 48 bytes") {
+		t.Fatalf("err = %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(o.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], " Q   R 0 + 8 ") || !strings.Contains(lines[1], " Q   R 8 + 8 ") {
+		t.Fatalf("printed %q, want sector 0 (cpu 0) then 8 (cpu 1)", o.String())
+	}
+}

@@ -97,19 +97,22 @@ func readTraceArg(arg string, stdin io.Reader) ([]trace.Record, string, error) {
 	if i := strings.Index(base, ".blktrace."); i >= 0 {
 		base = base[:i]
 	}
+	// A cut per-CPU file keeps its records before the cut, and the other
+	// CPUs' files are still read; the first cut is reported.
 	var all []trace.Record
+	var first error
 	for cpu := 0; ; cpu++ {
 		file := fmt.Sprintf("%s.blktrace.%d", base, cpu)
 		if _, err := os.Stat(file); err != nil {
 			if cpu == 0 {
 				return nil, "", fmt.Errorf("%s: no such file, and no %s", arg, file)
 			}
-			return all, name, nil
+			return all, name, first
 		}
 		recs, err := trace.ReadFile(file)
 		all = append(all, recs...)
-		if err != nil {
-			return all, name, err
+		if err != nil && first == nil {
+			first = err
 		}
 	}
 }
