@@ -61,6 +61,14 @@ func FuzzParse(f *testing.F) {
 		if jf == nil {
 			t.Fatal("no job file and no error")
 		}
+		// Bounded output: at most a job a line, each at most MaxJobs clones.
+		clones := 0
+		for _, j := range jf.Jobs {
+			clones += j.NumJobs
+		}
+		if lines := bytes.Count(src, []byte("\n")) + 1; len(jf.Jobs) > lines || clones > MaxJobs {
+			t.Fatalf("%d jobs (%d clones) from %d lines", len(jf.Jobs), clones, lines)
+		}
 		for _, j := range jf.Jobs {
 			for d := range 3 {
 				if j.BS[d].Min < 1 || j.BS[d].Min > j.BS[d].Max {

@@ -53,6 +53,10 @@ func fuzzReader(t *testing.T, format Format, data []byte) []Record {
 		t.Fatal(err)
 	}
 	recs, err := ReadAll(r)
+	// Bounded output: at most a record a line.
+	if lines := bytes.Count(data, []byte("\n")) + 1; len(recs) > lines {
+		t.Fatalf("%d records from %d lines", len(recs), lines)
+	}
 	last := 0
 	for _, rec := range recs {
 		if cerr := checkRecord(rec); cerr != nil {
