@@ -178,3 +178,14 @@ func TestSizesThatOverflowAreErrorsNamingTheOption(t *testing.T) {
 		}
 	}
 }
+
+// TestLineThatExpandsPastTheLimitIsRefused: ${X} repeated, X long, would
+// expand to gigabytes: the line is refused once past MaxFileSize.
+func TestLineThatExpandsPastTheLimitIsRefused(t *testing.T) {
+	x := strings.Repeat("4", 128<<10)
+	src := "[j]\nbs=" + strings.Repeat("${X}", 1<<20) + "\n"
+	_, err := Parse("t.fio", []byte(src), func(string) string { return x })
+	if err == nil || !strings.Contains(err.Error(), "t.fio:2: the line expands to more than 16777216 bytes") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -117,6 +117,11 @@ func expandEnv(s string, env func(string) string) string {
 			b.WriteString(env(s[i+2 : i+2+j]))
 		}
 		s = s[i+2+j+1:]
+		if b.Len() > MaxFileSize {
+			// A long value repeated ${X} times: stop before it costs
+			// all of memory; the caller reports the line.
+			return b.String()[:MaxFileSize+1]
+		}
 	}
 	b.WriteString(s)
 	return b.String()

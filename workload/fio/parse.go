@@ -166,6 +166,9 @@ func (p *parser) errorf(line int, opt, val, format string, args ...any) *ParseEr
 // the value (so errors come in file order), and recording.
 func (p *parser) option(text string, line int) error {
 	text = expandEnv(text, p.env)
+	if len(text) > MaxFileSize {
+		return p.errorf(line, "", "", "the line expands to more than %d bytes (16 MiB), the limit of a job file", MaxFileSize)
+	}
 	text, kw := replaceKeywords(text, p.kw)
 	name, value, bare := splitOption(text)
 	if f := strings.Fields(name); len(f) > 0 && f[0] == "include" {
