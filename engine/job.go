@@ -29,6 +29,7 @@ type job struct {
 
 	deps    int    // jobs that must finish before this one starts
 	waiters []*job // jobs waiting for this one
+	after   *gate  // the next stonewall's gate, which waits for this job
 	index   int    // position in the run
 	segment int    // stonewall segment: jobs between two stonewalls, for exit_what
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"time"
 
 	"github.com/blkq-dev/blkq"
@@ -66,9 +65,11 @@ type replayIO struct {
 type replayer struct {
 	runner
 	ro       ReplayOptions
-	recs     []ReplayRecord
 	tasks    map[int]*replayTask
-	next     int // afap: next record to issue
+	feed     *feeder
+	t0       time.Duration // the earliest record's time: the replay's start
+	released int64         // records handed to arrive so far
+	pending  int           // trace timing: arrivals scheduled and not yet run
 	inflight int
 	st       *jobStats
 	ended    int64
@@ -76,8 +77,22 @@ type replayer struct {
 }
 
 // Replay replays recs (named name in reports) and returns the statistics:
-// one job for the whole trace, plus the disk's.
+// one job for the whole trace, plus the disk's. It is ReplayStream of
+// SliceSource(recs).
 func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*Result, error) {
+	return ReplayStream(name, SliceSource(recs), opt, ro)
+}
+
+// ReplayStream replays the records src yields (named name in reports) and
+// returns the statistics: one job for the whole trace, plus the disk's.
+// It reads the trace in two passes, three when records lie beyond the
+// device: one to check every record and size the device, then the replay
+// itself, which holds at most ReplayWindow records ahead of the replay
+// plus those in flight, so memory does not grow with the trace.
+//
+// A reader error other than io.EOF ends the trace: the records before it
+// are replayed and the error becomes a warning, unless there were none.
+func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) (*Result, error) {
 	if opt.Device == "" {
 		opt.Device = "sim:hdd"
 	}
@@ -93,24 +108,21 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 	if ro.Speed <= 0 {
 		ro.Speed = 1
 	}
+	if math.IsInf(ro.Speed, 0) || math.IsNaN(ro.Speed) {
+		return nil, fmt.Errorf("--speed=%v: want a finite number above 0", ro.Speed)
+	}
 	if ro.IODepth <= 0 {
 		ro.IODepth = 32
 	}
-	p := &replayer{ro: ro, recs: append([]ReplayRecord(nil), recs...), tasks: map[int]*replayTask{}} // wrapping edits the copy
-	p.opt = opt
-	var need int64
-	for _, r := range recs {
-		// No device has 2^63 bytes: an end past them would overflow the
-		// file offset (and the size computed here).
-		end := r.Sector + uint64(r.Sectors)
-		if end < r.Sector || end > math.MaxInt64>>blkq.SectorShift {
-			return nil, fmt.Errorf("%s:%d: sectors %d+%d end beyond byte offset 2^63: no device is that large", name, r.Line, r.Sector, r.Sectors)
-		}
-		need = max(need, int64(end)<<blkq.SectorShift)
+	sc, err := scanTrace(name, src, ro)
+	if err != nil {
+		return nil, err
 	}
+	p := &replayer{ro: ro, tasks: map[int]*replayTask{}, t0: sc.t0}
+	p.opt = opt
 	capacity := int64(DefaultSimCapacity)
 	if kind := opt.Device; len(kind) > 5 && kind[:5] == "file:" {
-		capacity = max(need, 1<<20)
+		capacity = max(int64(sc.maxEnd)<<blkq.SectorShift, 1<<20)
 		if opt.SizeCap > 0 {
 			capacity = opt.SizeCap
 		}
@@ -120,56 +132,39 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 	}
 	defer p.dev.Close()
 	res := &Result{}
-	if !sort.SliceIsSorted(p.recs, func(i, j int) bool { return p.recs[i].Time < p.recs[j].Time }) {
+	if sc.err != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%v (replaying the %d records before it)", sc.err, sc.n))
+	}
+	if !sc.sorted {
 		// Arrival order is time order: a trace whose records are not in
-		// it (several CPUs, a merged trace) is replayed sorted.
-		sort.SliceStable(p.recs, func(i, j int) bool { return p.recs[i].Time < p.recs[j].Time })
+		// it (several CPUs, a merged trace) is replayed sorted, within
+		// the window the replay holds.
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: records were not in time order; replaying them sorted by time", name))
 	}
-	for i := range p.recs {
-		p.recs[i].index = i
-	}
-	res.Merged = make([]byte, len(p.recs))
 	// Addresses beyond the device wrap into it (or fail with Strict).
 	devSectors := p.dev.Capacity()
-	wrapped, tooLarge, firstTooLarge := 0, 0, 0
-	for i := range p.recs {
-		r := &p.recs[i]
-		if r.Sector+uint64(r.Sectors) <= devSectors {
-			continue
+	wrap := sc.maxEnd > devSectors
+	if wrap {
+		bc, err := checkBeyond(name, src, sc.n, devSectors, ro.Strict)
+		if err != nil {
+			return nil, err
 		}
-		if ro.Strict {
-			return nil, fmt.Errorf("%s:%d: sectors %d+%d are beyond the device's %d sectors", name, r.Line, r.Sector, r.Sectors, devSectors)
+		if bc.wrapped > 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %d of %d records lay beyond the device (%d sectors) and were wrapped into it (--strict refuses)", name, bc.wrapped, sc.n, devSectors))
 		}
-		if uint64(r.Sectors) > devSectors {
-			// No place in the device holds it: it is submitted as it
-			// is and fails alone, like any I/O beyond the end.
-			if tooLarge++; tooLarge == 1 {
-				firstTooLarge = r.Line
-			}
-			continue
+		if bc.tooLarge > 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %d of %d records are larger than the device (%d sectors), the first at line %d: they fail, the others replay (--strict refuses the trace)", name, bc.tooLarge, sc.n, devSectors, bc.firstTooLarge))
 		}
-		r.Sector %= devSectors - uint64(r.Sectors) + 1
-		wrapped++
 	}
-	if wrapped > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %d of %d records lay beyond the device (%d sectors) and were wrapped into it (--strict refuses)", name, wrapped, len(recs), devSectors))
+	rd, err := src()
+	if err != nil {
+		return nil, err
 	}
-	if tooLarge > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %d of %d records are larger than the device (%d sectors), the first at line %d: they fail, the others replay (--strict refuses the trace)", name, tooLarge, len(recs), devSectors, firstTooLarge))
-	}
+	defer rd.Close()
+	p.feed = &feeder{rd: rd, left: sc.n, wrapTo: devSectors, wrap: wrap}
+	res.Merged = make([]byte, sc.n)
 	js := &report.JobStats{Name: name, PID: 1000, Engine: "replay", IODepth: ro.IODepth, RW: "replay " + ro.Timing}
-	for _, r := range p.recs {
-		// The block sizes the trace used, per direction, for the header.
-		d, n := dirOf(r.Op), uint64(r.Sectors)<<blkq.SectorShift
-		if n == 0 {
-			continue
-		}
-		if b := &js.BS[d]; b.Min == 0 || n < b.Min {
-			b.Min = n
-		}
-		js.BS[d].Max = max(js.BS[d].Max, n)
-	}
+	js.BS = sc.bs
 	p.st = newJobStats(js)
 	p.st.cpu = p.newCPUMeter() // nil on simulated devices
 	var sleeps allocSleeps
@@ -190,29 +185,27 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 		}
 	}))
 	p.st.begin(0, 0)
-	if len(recs) == 0 {
-		return nil, fmt.Errorf("%s: no records to replay", name)
-	}
 	if ro.Timing == "trace" {
-		t0 := p.recs[0].Time
-		for i := range p.recs {
-			r := &p.recs[i]
-			at := time.Duration(float64(r.Time-t0) / ro.Speed)
-			p.exec.AfterFunc(max(at, 0), func() { p.arrive(r) })
-		}
+		p.exec.AfterFunc(0, p.scheduleArrivals)
 	} else {
 		p.exec.AfterFunc(0, p.pump)
 	}
 	p.exec.Run()
 	end := p.exec.Now()
-	if p.ended != int64(len(recs)) || !p.q.Idle() {
-		return nil, fmt.Errorf("internal error: %d of %d records ended; pool %+v", p.ended, len(recs), p.q.Pool())
+	if p.ended != p.released || !p.feed.done() || !p.q.Idle() {
+		return nil, fmt.Errorf("internal error: %d of %d records ended; pool %+v", p.ended, p.released, p.q.Pool())
 	}
 	if err := p.q.CheckInvariants(); err != nil {
 		return nil, fmt.Errorf("internal error: %w", err)
 	}
 	if err := p.checkSleeps(js.Blkq, &sleeps); err != nil {
 		return nil, err
+	}
+	if p.feed.err != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%v (replayed the %d records before it)", p.feed.err, p.released))
+	}
+	if n := p.feed.late; n > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %d records were more than %d records out of time order; each was replayed when the replay reached it, later than its time", name, n, ReplayWindow))
 	}
 	if p.firstErr != nil {
 		js.Error, js.ErrorText = int(errnoOf(p.firstErr)), p.firstErr.Error()
@@ -229,6 +222,30 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 	res.Run = run
 	return res, nil
 }
+
+// scheduleArrivals keeps up to arrivalsAhead records scheduled at their
+// trace times (trace timing). Scheduling them ahead keeps an arrival
+// before the device events of the same nanosecond, as when every record
+// was scheduled at the start.
+func (p *replayer) scheduleArrivals() {
+	for p.pending < arrivalsAhead {
+		r := p.feed.pop()
+		if r == nil {
+			p.checkEnd()
+			return
+		}
+		at := time.Duration(float64(r.Time-p.t0) / p.ro.Speed) // scanTrace checked the range
+		p.pending++
+		p.exec.AfterFunc(max(at-time.Duration(p.exec.Now()), 0), func() {
+			p.pending--
+			p.arrive(r)
+			p.scheduleArrivals()
+		})
+	}
+}
+
+// arrivalsAhead is how many arrivals trace timing keeps scheduled.
+const arrivalsAhead = 1024
 
 func (p *replayer) taskFor(r *ReplayRecord) *replayTask {
 	rt := p.tasks[r.PID]
@@ -269,6 +286,7 @@ func (p *replayer) taskFor(r *ReplayRecord) *replayTask {
 func (p *replayer) arrive(r *ReplayRecord) {
 	rt := p.taskFor(r)
 	io := &replayIO{p: p, rec: r, idx: r.index, rt: rt}
+	p.released++
 	io.bio = blkq.Bio{Op: r.Op, Flags: r.Flags, Sector: r.Sector, Sectors: r.Sectors, Private: io, EndIO: replayEndIO}
 	io.dir = dirOf(r.Op)
 	if !p.simulated && r.Op != blkq.OpFlush && r.Sector+uint64(r.Sectors) <= p.dev.Capacity() {
@@ -298,13 +316,24 @@ func (p *replayer) submit(io *replayIO) {
 
 // pump keeps IODepth records in flight (afap).
 func (p *replayer) pump() {
-	for p.next < len(p.recs) && p.inflight < p.ro.IODepth {
-		r := &p.recs[p.next]
+	for p.inflight < p.ro.IODepth {
+		r := p.feed.peek()
+		if r == nil {
+			p.checkEnd()
+			return
+		}
 		if rt := p.tasks[r.PID]; rt != nil && rt.asleep {
 			return // in order: wait for the record's task
 		}
-		p.next++
+		p.feed.pop()
 		p.arrive(r)
+	}
+}
+
+// checkEnd stops the run once the trace is read and every record ended.
+func (p *replayer) checkEnd() {
+	if p.ended == p.released && p.pending == 0 && p.feed.done() {
+		p.exec.Stop()
 	}
 }
 
@@ -350,12 +379,10 @@ func (p *replayer) done(io *replayIO, err error) {
 	case p.firstErr == nil:
 		p.firstErr = fmt.Errorf("record at line %d: %w", io.rec.Line, err)
 	}
-	if p.ended == int64(len(p.recs)) {
-		p.exec.Stop()
-		return
-	}
 	if p.ro.Timing == "afap" {
 		p.pump()
+	} else {
+		p.checkEnd()
 	}
 }
 

@@ -14,7 +14,8 @@ import (
 // FuzzReader feeds the Reader arbitrary bytes, seeded with traces the
 // Writer wrote. Whatever it reads must re-encode to exactly the bytes it
 // consumed, an error must name the record and offset where reading
-// stopped, and printing what was read must not fail.
+// stopped, and printing what was read must not fail and prints at most a
+// line a record.
 func FuzzReader(f *testing.F) {
 	scen, _ := writeScenario(f, nil, trace.WriterOptions{})
 	f.Add(scen)
@@ -58,8 +59,16 @@ func FuzzReader(f *testing.F) {
 			re = trace.AppendRecord(re, &r, rd.ByteOrder())
 			recs = append(recs, r)
 		}
-		if err := trace.Print(io.Discard, recs); err != nil {
+		if len(recs) > len(data)/trace.RecordSize {
+			t.Fatalf("%d records from %d bytes", len(recs), len(data))
+		}
+		var out bytes.Buffer
+		if err := trace.Print(&out, recs); err != nil {
 			t.Fatal(err)
+		}
+		// Bounded output: at most one line a record.
+		if lines := bytes.Count(out.Bytes(), []byte("\n")); lines > len(recs) {
+			t.Fatalf("%d lines printed for %d records", lines, len(recs))
 		}
 		if err := trace.PrintSummary(io.Discard, recs, ""); err != nil {
 			t.Fatal(err)

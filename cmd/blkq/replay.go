@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -53,8 +54,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return usagef("--runtime-cap: a replay runs the whole trace and has no runtime to cap")
 	case base.SizeCap > 0 && !strings.HasPrefix(base.Device, "file:"):
 		return usagef("--size-cap: in a replay it sizes a file: device; %s keeps its size", deviceName(base.Device))
-	case !(*speed > 0) || *speed > 1e9:
-		return usagef("--speed=%v: want a number above 0 (2 = twice as fast), at most 1e9", *speed)
+	case !(*speed >= 1e-6) || *speed > 1e9:
+		// Below a millionth, a second of trace lasts over eleven days.
+		return usagef("--speed=%v: want a number from 1e-6 to 1e9 (2 = twice as fast, 0.5 = half as fast)", *speed)
 	case *iodepth < 1:
 		return usagef("--iodepth=%d: want at least 1", *iodepth)
 	case *timing != "trace" && *timing != "afap":
@@ -71,24 +73,25 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	recs, warn, err := loadTrace(path, *format, *timeUnit)
-	if warn != nil && !f.parseOnly {
-		fmt.Fprintf(stderr, "blkq: %v (replaying the %d records before it)\n", warn, len(recs))
-	}
+	src, err := traceSource(path, *format, *timeUnit)
 	if err != nil {
 		return err
 	}
+	ro := engine.ReplayOptions{Timing: *timing, Speed: *speed, IODepth: *iodepth, Strict: *strict}
 	if f.parseOnly {
-		if warn != nil {
-			fmt.Fprintf(stderr, "blkq: %v (a replay would replay the %d records before it)\n", warn, len(recs))
-		}
 		// As run --parse-only: the trace is read and checked, nothing runs.
-		fmt.Fprintf(stderr, "blkq: %s: %d records parsed\n", path, len(recs))
+		n, warn, err := engine.CheckTrace(path, src, ro)
+		if err != nil {
+			return err
+		}
+		if warn != nil {
+			fmt.Fprintf(stderr, "blkq: %v (a replay would replay the %d records before it)\n", warn, n)
+		}
+		fmt.Fprintf(stderr, "blkq: %s: %d records parsed\n", path, n)
 		return nil
 	}
-	ro := engine.ReplayOptions{Timing: *timing, Speed: *speed, IODepth: *iodepth, Strict: *strict}
 	if *compare != "" {
-		return replayCompare(path, recs, base, ro, settings, stdout, stderr)
+		return replayCompare(path, src, base, ro, settings, stdout, stderr)
 	}
 	var tw *trace.Writer
 	if f.traceFile != "" {
@@ -97,7 +100,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		}
 		base.Tracers = append(base.Tracers, tw)
 	}
-	res, err := engine.Replay(path, recs, base, ro)
+	res, err := engine.ReplayStream(path, src, base, ro)
 	if tw != nil {
 		if cerr := tw.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("--trace %s: %w", f.traceFile, cerr)
@@ -125,52 +128,92 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// loadTrace reads every record of a trace file. A malformed or truncated
-// record ends the reading: the records before it are returned with warn.
-func loadTrace(path, format string, unit time.Duration) (recs []engine.ReplayRecord, warn, err error) {
-	data, err := os.ReadFile(path)
+// traceSource opens the trace file at path and returns the source of its
+// records for engine.ReplayStream, which reads them as it replays. The
+// format is detected from the first 64 KiB, so a large file of garbage
+// fails at once without being read.
+func traceSource(path, format string, unit time.Duration) (engine.ReplaySource, error) {
+	head, err := readHead(path, 64<<10)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if format == "blktrace" || (format == "" && isBlktrace(data)) {
-		return blktraceRecords(path)
+	if format == "blktrace" || (format == "" && isBlktrace(head)) {
+		return blktraceSource(path)
 	}
 	f := wtrace.Format(format)
 	if f == "" {
-		if f, err = wtrace.Detect(data); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		if f, err = wtrace.Detect(head); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	var r wtrace.Reader
-	if f == wtrace.FormatDiskSim && unit > 0 {
-		r = wtrace.NewDiskSimReader(bytes.NewReader(data), path, unit)
-	} else if r, err = wtrace.NewReader(bytes.NewReader(data), path, f); err != nil {
-		return nil, nil, err
+	if _, err := wtrace.NewReader(bytes.NewReader(nil), path, f); err != nil {
+		return nil, err
 	}
-	all, rerr := wtrace.ReadAll(r)
-	for _, x := range all {
-		recs = append(recs, engine.ReplayRecord{Time: x.Time, PID: x.PID, Process: x.Process, Op: x.Op, Flags: x.Flags, Sector: x.Sector, Sectors: x.Sectors, Line: x.Line})
-	}
-	if rerr != nil && len(recs) == 0 {
-		return nil, nil, rerr
-	}
-	if len(recs) == 0 {
-		return nil, nil, fmt.Errorf("%s: no I/O records", path)
-	}
-	return recs, rerr, nil
+	return func() (engine.ReplayReader, error) {
+		fh, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		var r wtrace.Reader
+		if f == wtrace.FormatDiskSim && unit > 0 {
+			r = wtrace.NewDiskSimReader(fh, path, unit)
+		} else if r, err = wtrace.NewReader(fh, path, f); err != nil {
+			fh.Close()
+			return nil, err
+		}
+		return &textRecords{r: r, f: fh}, nil
+	}, nil
 }
 
-// replayCompare replays recs under each of settings (from --compare) and
+// readHead returns up to n bytes from the start of the file at path.
+func readHead(path string, n int) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	head := make([]byte, n)
+	got, err := io.ReadFull(fh, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return head[:got], nil
+}
+
+// textRecords is the engine.ReplayReader of a text trace.
+type textRecords struct {
+	r wtrace.Reader
+	f *os.File
+}
+
+func (t *textRecords) Next() (engine.ReplayRecord, error) {
+	x, err := t.r.Next()
+	if err != nil {
+		return engine.ReplayRecord{}, err
+	}
+	return engine.ReplayRecord{Time: x.Time, PID: x.PID, Process: x.Process, Op: x.Op, Flags: x.Flags, Sector: x.Sector, Sectors: x.Sectors, Line: x.Line}, nil
+}
+
+func (t *textRecords) Close() error { return t.f.Close() }
+
+// replayCompare replays src under each of settings (from --compare) and
 // prints one table.
-func replayCompare(path string, recs []engine.ReplayRecord, base engine.Options, ro engine.ReplayOptions, settings []compareSetting, stdout, stderr io.Writer) error {
+func replayCompare(path string, src engine.ReplaySource, base engine.Options, ro engine.ReplayOptions, settings []compareSetting, stdout, stderr io.Writer) error {
 	cols := []string{"setting", "IOPS", "MB/s", "avg lat ms", "p99 lat ms", "max lat ms", "merges", "requests", "avg req KiB", "util %"}
 	var rows [][]string
-	for _, set := range settings {
+	nrecs := 0
+	for i, set := range settings {
 		opt := set.opt
 		start := time.Now()
-		res, err := engine.Replay(path, recs, opt, ro)
+		res, err := engine.ReplayStream(path, src, opt, ro)
 		if err != nil {
 			return fmt.Errorf("%s: %w", set.name, err)
+		}
+		nrecs = len(res.Merged)
+		if i == 0 {
+			for _, w := range res.Warnings {
+				fmt.Fprintf(stderr, "blkq: %s\n", w)
+			}
 		}
 		js := res.Run.Jobs[0]
 		lat := report.NewLatency()
@@ -187,9 +230,9 @@ func replayCompare(path string, recs []engine.ReplayRecord, base engine.Options,
 		rows = append(rows, []string{set.name, fmt.Sprintf("%.1f", float64(ios)/secs), fmt.Sprintf("%.2f", bytes/secs/1e6),
 			fmt.Sprintf("%.2f", lat.Mean()/1e6), fmt.Sprintf("%.2f", float64(lat.Percentile(99))/1e6), fmt.Sprintf("%.2f", float64(lat.Max())/1e6),
 			fmt.Sprint(js.Blkq.BackMerges + js.Blkq.FrontMerges), fmt.Sprint(js.Blkq.RequestsIssued), fmt.Sprintf("%.1f", js.Blkq.AvgRequestBytes()/1024), fmt.Sprintf("%.1f", util)})
-		fmt.Fprintf(stderr, "blkq: %s replayed %d records in %s wall\n", set.name, len(recs), time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(stderr, "blkq: %s replayed %d records in %s wall\n", set.name, nrecs, time.Since(start).Round(time.Millisecond))
 	}
-	fmt.Fprintf(stdout, "%s: %d records on %s, timing %s\n\n", path, len(recs), deviceName(base.Device), ro.Timing)
+	fmt.Fprintf(stdout, "%s: %d records on %s, timing %s\n\n", path, nrecs, deviceName(base.Device), ro.Timing)
 	fmt.Fprint(stdout, (&experiment.Table{Columns: cols, Rows: rows}).Format())
 	return nil
 }
@@ -207,21 +250,70 @@ func isBlktrace(data []byte) bool {
 	return len(data) >= 4 && (string(data[1:4]) == "tae" || string(data[0:3]) == "eat")
 }
 
-// blktraceRecords turns the Q events of a blktrace binary file into
-// records: time, sector, size, direction, sync/meta/read-ahead/FUA flags,
-// pid and process name. A truncated final record is reported as warn.
-func blktraceRecords(path string) (recs []engine.ReplayRecord, warn, err error) {
-	all, rerr := trace.ReadFile(path)
-	names := trace.Names(all)
-	var t0 uint64
-	for i := range all {
-		r := &all[i]
+// blktraceSource is the source of the Q events of a blktrace binary file
+// as records: time, sector, size, direction, sync/meta/read-ahead/FUA
+// flags, pid and process name. The process names come from a first pass
+// over the file's notes (a pid's first note wins, as in blkparse).
+func blktraceSource(path string) (engine.ReplaySource, error) {
+	names := map[uint32]string{}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	rd := trace.NewReader(fh)
+	for {
+		r, err := rd.Next()
+		if err != nil {
+			break // the replay's reading reports it
+		}
+		if r.Action&^trace.TACgroup == trace.ActionProcess {
+			if _, ok := names[r.PID]; !ok {
+				names[r.PID] = r.Name()
+			}
+		}
+	}
+	fh.Close()
+	return func() (engine.ReplayReader, error) {
+		fh, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		return &blktraceRecords{path: path, rd: trace.NewReader(fh), f: fh, names: names}, nil
+	}, nil
+}
+
+// blktraceRecords is the engine.ReplayReader of a blktrace binary file.
+// Each record's Line is its index in the file, counted from 1.
+type blktraceRecords struct {
+	path  string
+	rd    *trace.Reader
+	f     *os.File
+	names map[uint32]string
+	i     int    // records read, notes included
+	n     int    // Q events returned
+	t0    uint64 // the first Q event's time
+}
+
+func (b *blktraceRecords) Next() (engine.ReplayRecord, error) {
+	for {
+		r, err := b.rd.Next()
+		if err == io.EOF {
+			if b.n == 0 {
+				return engine.ReplayRecord{}, fmt.Errorf("%s: no Q events in the trace", b.path)
+			}
+			return engine.ReplayRecord{}, io.EOF
+		}
+		if err != nil {
+			return engine.ReplayRecord{}, fmt.Errorf("%s: %w", b.path, err)
+		}
+		b.i++
 		if r.IsNotify() || r.What() != trace.TAQueue {
 			continue
 		}
-		if len(recs) == 0 {
-			t0 = r.Time
+		if b.n == 0 {
+			b.t0 = r.Time
 		}
+		b.n++
 		c := r.Categories()
 		op := blkq.OpRead
 		var fl blkq.Flags
@@ -245,40 +337,54 @@ func blktraceRecords(path string) (recs []engine.ReplayRecord, warn, err error) 
 			}
 		}
 		if r.Sectors() == 0 && op != blkq.OpFlush {
-			return recs, nil, fmt.Errorf("%s: record %d: a %v of %d bytes (less than a sector)", path, i+1, op, r.Bytes)
+			return engine.ReplayRecord{}, fmt.Errorf("%s: record %d: a %v of %d bytes (less than a sector)", b.path, b.i, op, r.Bytes)
 		}
-		if r.Sector+uint64(r.Sectors()) < r.Sector || r.Time < t0 && t0-r.Time > 1<<62 {
-			return recs, nil, fmt.Errorf("%s: record %d: sector %d or time %d ns out of range", path, i+1, r.Sector, r.Time)
+		if r.Sector+uint64(r.Sectors()) < r.Sector {
+			return engine.ReplayRecord{}, fmt.Errorf("%s: record %d: sector %d + %d sectors overflows", b.path, b.i, r.Sector, r.Sectors())
 		}
-		recs = append(recs, engine.ReplayRecord{Time: time.Duration(r.Time - t0), PID: int(r.PID), Process: names[r.PID],
-			Op: op, Flags: fl, Sector: r.Sector, Sectors: r.Sectors(), Line: i + 1})
+		// Times are unsigned ns; the replay's are signed, relative to the
+		// first Q event, and may go back (per-CPU streams interleave).
+		var rel time.Duration
+		if r.Time >= b.t0 {
+			if r.Time-b.t0 > math.MaxInt64 {
+				return engine.ReplayRecord{}, fmt.Errorf("%s: record %d: time %d ns is more than 2^63-1 ns after the first Q event's (%d ns)", b.path, b.i, r.Time, b.t0)
+			}
+			rel = time.Duration(r.Time - b.t0)
+		} else {
+			if b.t0-r.Time > math.MaxInt64 {
+				return engine.ReplayRecord{}, fmt.Errorf("%s: record %d: time %d ns is more than 2^63-1 ns before the first Q event's (%d ns)", b.path, b.i, r.Time, b.t0)
+			}
+			rel = -time.Duration(b.t0 - r.Time)
+		}
+		return engine.ReplayRecord{Time: rel, PID: int(r.PID), Process: b.names[r.PID],
+			Op: op, Flags: fl, Sector: r.Sector, Sectors: r.Sectors(), Line: b.i}, nil
 	}
-	if len(recs) == 0 {
-		if rerr != nil {
-			return nil, nil, rerr
-		}
-		return nil, nil, fmt.Errorf("%s: no Q events in the trace", path)
-	}
-	return recs, rerr, nil
 }
+
+func (b *blktraceRecords) Close() error { return b.f.Close() }
 
 // compareKernelMerges reads the kernel's own merge decisions from a
 // blkparse or ftrace trace and compares them, bio by bio, with blkq's.
 func compareKernelMerges(path, format string, ours []byte) (string, error) {
-	data, err := os.ReadFile(path)
+	head, err := readHead(path, 64<<10)
 	if err != nil {
 		return "", err
 	}
 	f := wtrace.Format(format)
 	if f == "" {
-		if f, err = wtrace.Detect(data); err != nil {
+		if f, err = wtrace.Detect(head); err != nil {
 			return "", err
 		}
 	}
 	if f != wtrace.FormatBlkparse && f != wtrace.FormatFtrace {
 		return "", fmt.Errorf("--kernel-merges: %s is a %s trace; only blkparse and ftrace traces carry the kernel's merges", path, f)
 	}
-	theirs, err := wtrace.ReadKernelMerges(bytes.NewReader(data), path, f)
+	fh, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer fh.Close()
+	theirs, err := wtrace.ReadKernelMerges(fh, path, f)
 	if err != nil && len(theirs) == 0 {
 		return "", err
 	}

@@ -47,17 +47,25 @@ func cmdTrace(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(rest) != 1 {
 		return usagef("trace print: want one trace file, got %d arguments (blkq trace print -h)", len(rest))
 	}
-	recs, name, err := readTraceArg(rest[0], stdin)
-	if err != nil {
-		return err
+	// A trace cut mid-record (a blktrace killed, a copy cut short) still
+	// prints the records before the cut, as blkparse does; the error then
+	// says where the cut is.
+	recs, name, rerr := readTraceArg(rest[0], stdin)
+	if rerr != nil && len(recs) == 0 {
+		return rerr
 	}
 	if err := trace.Print(stdout, recs); err != nil {
 		return err
 	}
-	if *noSummary {
-		return nil
+	if !*noSummary {
+		if err := trace.PrintSummary(stdout, recs, name); err != nil {
+			return err
+		}
 	}
-	return trace.PrintSummary(stdout, recs, name)
+	if rerr != nil {
+		return fmt.Errorf("%w (printed the %d records before it)", rerr, len(recs))
+	}
+	return nil
 }
 
 // readTraceArg reads the records arg names, as blkparse -i does: "-" is
@@ -68,7 +76,7 @@ func readTraceArg(arg string, stdin io.Reader) ([]trace.Record, string, error) {
 	if arg == "-" {
 		recs, err := trace.ReadAll(stdin)
 		if err != nil {
-			return nil, "", fmt.Errorf("standard input: %w", err)
+			return recs, "", fmt.Errorf("standard input: %w", err)
 		}
 		return recs, "", nil
 	}
@@ -84,19 +92,22 @@ func readTraceArg(arg string, stdin io.Reader) ([]trace.Record, string, error) {
 	if i := strings.Index(base, ".blktrace."); i >= 0 {
 		base = base[:i]
 	}
+	// A cut per-CPU file keeps its records before the cut, and the other
+	// CPUs' files are still read; the first cut is reported.
 	var all []trace.Record
+	var first error
 	for cpu := 0; ; cpu++ {
 		file := fmt.Sprintf("%s.blktrace.%d", base, cpu)
 		if _, err := os.Stat(file); err != nil {
 			if cpu == 0 {
 				return nil, "", fmt.Errorf("%s: no such file, and no %s", arg, file)
 			}
-			return all, name, nil
+			return all, name, first
 		}
 		recs, err := trace.ReadFile(file)
-		if err != nil {
-			return nil, "", err
-		}
 		all = append(all, recs...)
+		if err != nil && first == nil {
+			first = err
+		}
 	}
 }

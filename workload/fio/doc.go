@@ -15,6 +15,11 @@
 //     caller can warn;
 //   - unknown: a *ParseError naming file, line and option.
 //
+// Bounds: ParseFile reads at most MaxFileSize bytes; a file may define at
+// most MaxJobs jobs, numjobs clones included (fio's limit); values, sums and
+// products that overflow an int64 are errors naming the option; error
+// messages quote at most 200 bytes of the input.
+//
 // Where fio's HOWTO and Debian's fio 3.33-3 binary disagree, the package
 // follows the binary; values.go and knownopts.go say where.
 package fio

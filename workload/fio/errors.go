@@ -3,6 +3,7 @@ package fio
 import (
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // ParseError reports a job file that fio would refuse, or that blkq cannot
@@ -30,7 +31,7 @@ func (e *ParseError) Error() string {
 		where += ":" + strconv.Itoa(e.Line)
 	}
 	if e.Option != "" {
-		return fmt.Sprintf("%s: option %q: %s", where, e.Option, e.Msg)
+		return fmt.Sprintf("%s: option %s: %s", where, quote(e.Option), e.Msg)
 	}
 	return where + ": " + e.Msg
 }
@@ -45,14 +46,49 @@ type valueError struct {
 
 func (e *valueError) Error() string {
 	if e.why == "" {
-		return fmt.Sprintf("%s %q", e.kind, e.val)
+		return e.kind + " " + quote(e.val)
 	}
-	return fmt.Sprintf("%s %q: %s", e.kind, e.val, e.why)
+	return e.kind + " " + quote(e.val) + ": " + e.why
 }
 
 func badValue(kind, val, why string, args ...any) error {
 	if len(args) > 0 {
+		for i, a := range args {
+			// A part of the value, quoted with %q: at most 4 bytes of
+			// quote per byte of input.
+			if s, ok := a.(string); ok && len(s) > maxQuote/4 {
+				args[i] = s[:maxQuote/4] + "..."
+			}
+		}
 		why = fmt.Sprintf(why, args...)
 	}
 	return &valueError{kind: kind, val: val, why: why}
+}
+
+// maxQuote bounds how much of the input an error message quotes, in bytes
+// of the quote: a job file may hold a line of megabytes, and an error that
+// repeats it helps no one. A longer quote is cut, and says how long the
+// input was.
+const maxQuote = 200
+
+// quote is strconv.Quote of s, cut at a UTF-8 boundary so that the quote
+// is at most maxQuote bytes (escapes make a byte of input up to 4).
+func quote(s string) string {
+	q := strconv.Quote(s)
+	if len(q) <= maxQuote {
+		return q
+	}
+	cut := min(len(s), maxQuote)
+	for {
+		for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		q = strconv.Quote(s[:cut])
+		if len(q) <= maxQuote || cut == 0 {
+			break
+		}
+		cut -= (len(q) - maxQuote + 3) / 4
+		cut = max(cut, 0)
+	}
+	return fmt.Sprintf("%s... (%d bytes)", q, len(s))
 }

@@ -25,7 +25,7 @@ func TestParseErrors(t *testing.T) {
 		{"empty rw modifier", "[j]\nrw=read:\n", 2, "rw", "modifier"},
 		{"negative random modifier", "[j]\nrw=randread:-1\n", 2, "rw", "modifier"},
 		{"negative numjobs", "[j]\nnumjobs=-1\n", 2, "numjobs", "bad number"},
-		{"zero numjobs", "[j]\nnumjobs=0\n", 2, "numjobs", "at least 1"},
+		{"zero numjobs", "[j]\nnumjobs=0\n", 2, "numjobs", "between 1 and 4088"},
 		{"zero iodepth", "[j]\niodepth=0\n", 2, "iodepth", "at least 1"},
 		{"rwmixread over 100", "[j]\nrwmixread=101\n", 2, "rwmixread", "between 0 and 100"},
 		{"bssplit over 100", "[j]\nbssplit=4k/50:8k/60\n", 2, "bssplit", "more than 100%"},

@@ -1,9 +1,14 @@
 package fio
 
 import (
+	"bytes"
 	"errors"
 	"os"
+	"reflect"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzParse: no input panics, and every failure is a *ParseError that names
@@ -45,6 +50,9 @@ func FuzzParse(f *testing.F) {
 			if !errors.As(err, &pe) || pe.Line < 1 || pe.File != "fuzz.fio" {
 				t.Fatalf("error %v (%T) is not a *ParseError with a line", err, err)
 			}
+			if n := len(err.Error()); n > maxErrorLen {
+				t.Fatalf("error of %d bytes: %.300q", n, err.Error())
+			}
 			if jf != nil {
 				t.Fatal("both a job file and an error")
 			}
@@ -52,6 +60,14 @@ func FuzzParse(f *testing.F) {
 		}
 		if jf == nil {
 			t.Fatal("no job file and no error")
+		}
+		// Bounded output: at most a job a line, each at most MaxJobs clones.
+		clones := 0
+		for _, j := range jf.Jobs {
+			clones += j.NumJobs
+		}
+		if lines := bytes.Count(src, []byte("\n")) + 1; len(jf.Jobs) > lines || clones > MaxJobs {
+			t.Fatalf("%d jobs (%d clones) from %d lines", len(jf.Jobs), clones, lines)
 		}
 		for _, j := range jf.Jobs {
 			for d := range 3 {
@@ -66,6 +82,158 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("job %q: NumInherited %d > %d options", j.Name, j.NumInherited, len(j.Options))
 			}
 		}
-		_ = Validate(jf) // must not panic either
+		if err := Validate(jf); err != nil {
+			for _, e := range unjoin(err) {
+				if n := len(e.Error()); n > maxErrorLen {
+					t.Fatalf("Validate error of %d bytes: %.300q", n, e.Error())
+				}
+			}
+		}
+		if !bytes.ContainsAny(src, "$") {
+			checkOptionsRoundTrip(t, jf)
+		}
 	})
+}
+
+// maxErrorLen bounds an error message: file, line, option and a quote of
+// at most maxQuote bytes of input (twice: the value and a part of it).
+const maxErrorLen = 3*maxQuote + 300
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// checkOptionsRoundTrip: each job's Options, written back as a job file
+// ([global] for the inherited ones, then the job's own), parse to the same
+// typed job. Names, lines and grouping are the writer's, not compared.
+func checkOptionsRoundTrip(t *testing.T, jf *JobFile) {
+	t.Helper()
+	for _, j := range jf.Jobs {
+		var b strings.Builder
+		emit := func(opts [][2]string) {
+			for _, o := range opts {
+				spec, ok := lookupOption(o[0])
+				if !ok {
+					t.Fatalf("job %q lists unknown option %q", j.Name, o[0])
+				}
+				if o[1] == "" && spec.set != nil {
+					b.WriteString(o[0] + "\n")
+				} else {
+					b.WriteString(o[0] + "=" + o[1] + "\n")
+				}
+			}
+		}
+		b.WriteString("[global]\n")
+		emit(j.Options[:j.NumInherited])
+		b.WriteString("[j]\n")
+		emit(j.Options[j.NumInherited:])
+		again, err := ParseConfig("again.fio", []byte(b.String()), Config{Keywords: &testKeywords})
+		if err != nil {
+			t.Fatalf("job %q written back does not parse: %v\n%s", j.Name, err, b.String())
+		}
+		if len(again.Jobs) != 1 {
+			t.Fatalf("job %q written back is %d jobs", j.Name, len(again.Jobs))
+		}
+		want, got := *j, *again.Jobs[0]
+		for _, c := range []*Job{&want, &got} {
+			c.Name, c.Line, c.lines, c.Options, c.NumInherited, c.GroupID = "", 0, nil, nil, 0, 0
+		}
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("job %q written back differs:\nwant %+v\ngot  %+v\n%s", j.Name, want, got, b.String())
+		}
+	}
+}
+
+// FuzzValues feeds the value parsers (sizes, times, ranges, per-direction
+// lists, bssplit and arithmetic) arbitrary strings: no panic, errors of
+// bounded length, non-negative sizes, and a size written back in decimal
+// or with its largest exact unit reads the same.
+func FuzzValues(f *testing.F) {
+	for _, s := range []string{"4k", "0x1000", "-8k", "(2*4k)", "(2^62+2^62)", "1mib", "8192p", "10m", "500ms",
+		"(1s+500ms)", "1s-5s", "4k-8k:16k", "4k/50:8k:", "1k,,2k", "((((1))))", "9223372036854775807", "2^63", "1z", "50%"} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, kb1000 bool) {
+		kb := int64(1024)
+		if kb1000 {
+			kb = 1000
+		}
+		bounded := func(what string, err error) {
+			if err != nil && len(err.Error()) > maxErrorLen {
+				t.Fatalf("%s(%.40q): error of %d bytes", what, s, len(err.Error()))
+			}
+		}
+		n, err := parseSize(s, kb)
+		bounded("parseSize", err)
+		if err == nil {
+			if n < 0 {
+				t.Fatalf("parseSize(%q) = %d", s, n)
+			}
+			if m, err := parseSize(strconv.FormatInt(n, 10), kb); err != nil || m != n {
+				t.Fatalf("parseSize(%q) = %d, but %d reads back as %d, %v", s, n, n, m, err)
+			}
+			if u := withUnit(n, kb); u != "" {
+				if m, err := parseSize(u, kb); err != nil || m != n {
+					t.Fatalf("parseSize(%q) = %d, but %q reads back as %d, %v", s, n, u, m, err)
+				}
+			}
+		}
+		_, err = parseSignedSize(s, kb)
+		bounded("parseSignedSize", err)
+		d, err := parseDuration(s, time.Second)
+		bounded("parseDuration", err)
+		if err == nil && d < 0 {
+			t.Fatalf("parseDuration(%q) = %v", s, d)
+		}
+		r, err := parseSizeRange(s, kb)
+		bounded("parseSizeRange", err)
+		if err == nil && (r.Min < 0 || r.Min > r.Max) {
+			t.Fatalf("parseSizeRange(%q) = %+v", s, r)
+		}
+		dr, err := parseDurationRange(s, time.Microsecond)
+		bounded("parseDurationRange", err)
+		if err == nil && (dr[0] < 0 || dr[0] > dr[1]) {
+			t.Fatalf("parseDurationRange(%q) = %v", s, dr)
+		}
+		_, _, err = dirParts(s)
+		bounded("dirParts", err)
+		sp, err := parseBSSplit(s, kb)
+		bounded("parseBSSplit", err)
+		if err == nil {
+			sum := 0
+			for _, x := range sp {
+				if x.BS <= 0 || x.Percent < 0 {
+					t.Fatalf("parseBSSplit(%q) = %+v", s, sp)
+				}
+				sum += x.Percent
+			}
+			if len(sp) == 0 || len(sp) > maxSplitEntries || sum > 100 {
+				t.Fatalf("parseBSSplit(%q) = %+v", s, sp)
+			}
+		}
+		_, _, err = parseSizeOrPercent(s, kb)
+		bounded("parseSizeOrPercent", err)
+	})
+}
+
+// withUnit writes n with the largest suffix that divides it exactly
+// ("4k" for 4096 under kb_base=1024), or "" when none does.
+func withUnit(n, kb int64) string {
+	if n == 0 {
+		return ""
+	}
+	out := ""
+	m := int64(1)
+	for _, u := range []string{"k", "m", "g", "t", "p"} {
+		m *= kb
+		if n%m != 0 {
+			break
+		}
+		out = strconv.FormatInt(n/m, 10) + u
+	}
+	return out
 }

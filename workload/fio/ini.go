@@ -51,16 +51,16 @@ func classifyLine(raw string) (kind lineKind, text, msg string) {
 	end := strings.IndexByte(s, ']')
 	switch {
 	case end < 0:
-		return lineSection, "", "unterminated section header " + strconv.Quote(s)
+		return lineSection, "", "unterminated section header " + quote(s)
 	case end != len(s)-1:
-		return lineSection, "", "text after section header " + strconv.Quote(s)
+		return lineSection, "", "text after section header " + quote(s)
 	}
 	name := s[1:end]
 	if strings.TrimSpace(name) == "" {
 		return lineSection, "", "empty section name"
 	}
 	if strings.ContainsRune(name, '[') {
-		return lineSection, "", "bad section name " + strconv.Quote(name)
+		return lineSection, "", "bad section name " + quote(name)
 	}
 	return lineSection, name, ""
 }
@@ -117,6 +117,11 @@ func expandEnv(s string, env func(string) string) string {
 			b.WriteString(env(s[i+2 : i+2+j]))
 		}
 		s = s[i+2+j+1:]
+		if b.Len() > MaxFileSize {
+			// A long value repeated ${X} times: stop before it costs
+			// all of memory; the caller reports the line.
+			return b.String()[:MaxFileSize+1]
+		}
 	}
 	b.WriteString(s)
 	return b.String()

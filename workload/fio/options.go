@@ -92,8 +92,9 @@ var modelled = []struct {
 	{optSpec{name: "bsrange", set: setBSRange}, []string{"blocksize_range"}},
 	{optSpec{name: "bssplit", set: setBSSplit}, nil},
 	{optSpec{name: "numjobs", scalar: true, set: func(j *Job, c *optCtx) error {
-		// fio takes 0 at parse time but then fails to set up the job.
-		return setInt(&j.NumJobs, c, 1, math.MaxInt32)
+		// fio takes 0 at parse time but then fails to set up the job; more
+		// clones than MaxJobs fail there too.
+		return setInt(&j.NumJobs, c, 1, MaxJobs)
 	}}, nil},
 	{optSpec{name: "iodepth", scalar: true, set: func(j *Job, c *optCtx) error {
 		return setInt(&j.IODepth, c, 1, math.MaxInt32)

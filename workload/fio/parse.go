@@ -2,9 +2,31 @@ package fio
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 )
+
+// MaxFileSize bounds a job file, in bytes: ParseFile reads at most this
+// much and refuses a longer file, so that /dev/zero, a FIFO that never ends
+// or a runaway generator costs 16 MiB, not all of memory. fio has no such
+// limit; the largest job files in fio's examples are a few KiB, and 16 MiB
+// holds hundreds of thousands of option lines.
+const MaxFileSize = 16 << 20
+
+// MaxJobs is fio 3.33's limit on jobs, clones of numjobs= included: fio
+// keeps jobs in shared-memory segments of 8 (JOBS_PER_SEG) and refuses to
+// add the 512th segment (REAL_MAX_SEG = REAL_MAX_JOBS 4096 / 8), so the
+// 4089th job fails with "error: maximum number of jobs reached".
+const MaxJobs = 4088
+
+// maxOptionEntries bounds the total of Job.Options over a file's jobs.
+// Each job lists every [global] option above it, so a long [global]
+// section followed by thousands of jobs would cost their product; fio
+// applies [global] once and copies a fixed-size structure instead. No
+// real job file comes near: 4088 jobs under 256 [global] options is
+// 1,046,528 entries.
+const maxOptionEntries = 1 << 20
 
 // Config is what Parse needs besides the job text.
 type Config struct {
@@ -24,10 +46,19 @@ func Parse(path string, src []byte, env func(string) string) (*JobFile, error) {
 
 // ParseFile reads and parses the job file at path, expanding ${VAR} from
 // the process environment.
+// A file longer than MaxFileSize is an error naming the file and the limit.
 func ParseFile(path string) (*JobFile, error) {
-	src, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(src) > MaxFileSize {
+		return nil, &ParseError{File: path, Msg: fmt.Sprintf("job file is longer than %d bytes (16 MiB), blkq's limit for a job file", MaxFileSize)}
 	}
 	return Parse(path, src, os.Getenv)
 }
@@ -88,6 +119,8 @@ type parser struct {
 	globals []rawOpt        // every [global] option so far: defaults for jobs below
 	ignored map[string]bool // names already in jf.Ignored
 	groupID int
+	njobs   int // jobs so far, numjobs clones included
+	nopts   int // Options entries so far, over all jobs
 
 	inSection bool
 	isGlobal  bool
@@ -108,9 +141,18 @@ func (p *parser) endSection() error {
 	if !p.inSection || p.isGlobal {
 		return nil
 	}
+	// Checked before building: the job would cost as much as it lists.
+	p.nopts += len(p.globals) + len(p.own)
+	if p.nopts > maxOptionEntries {
+		return &ParseError{File: p.path, Line: p.secLine, Msg: fmt.Sprintf("job %s: too many options: the jobs so far list %d options, each job repeating the %d [global] options above it; blkq's limit is %d", quote(p.secName), p.nopts, len(p.globals), maxOptionEntries)}
+	}
 	j, err := p.buildJob()
 	if err != nil {
 		return err
+	}
+	p.njobs += j.NumJobs
+	if p.njobs > MaxJobs {
+		return &ParseError{File: p.path, Line: p.secLine, Msg: fmt.Sprintf("job %s: maximum number of jobs reached: %d jobs (numjobs clones included) are more than fio's limit of %d", quote(j.Name), p.njobs, MaxJobs)}
 	}
 	p.jf.Jobs = append(p.jf.Jobs, j)
 	return nil
@@ -124,6 +166,9 @@ func (p *parser) errorf(line int, opt, val, format string, args ...any) *ParseEr
 // the value (so errors come in file order), and recording.
 func (p *parser) option(text string, line int) error {
 	text = expandEnv(text, p.env)
+	if len(text) > MaxFileSize {
+		return p.errorf(line, "", "", "the line expands to more than %d bytes (16 MiB), the limit of a job file", MaxFileSize)
+	}
 	text, kw := replaceKeywords(text, p.kw)
 	name, value, bare := splitOption(text)
 	if f := strings.Fields(name); len(f) > 0 && f[0] == "include" {
@@ -134,10 +179,10 @@ func (p *parser) option(text string, line int) error {
 		if validOptionName(name) {
 			return p.errorf(line, name, value, "appears before any [section]")
 		}
-		return p.errorf(line, "", "", "%q appears before any [section]", text)
+		return p.errorf(line, "", "", "%s appears before any [section]", quote(text))
 	}
 	if !validOptionName(name) {
-		return p.errorf(line, "", "", "malformed line %q: expected [section], name=value or a comment", text)
+		return p.errorf(line, "", "", "malformed line %s: expected [section], name=value or a comment", quote(text))
 	}
 	spec, ok := lookupOption(name)
 	if !ok {

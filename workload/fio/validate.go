@@ -20,6 +20,7 @@ func Validate(jf *JobFile) error {
 	}
 	var errs []error
 	seen := map[string]bool{}
+	clones := 0
 	for _, j := range jf.Jobs {
 		fail := func(opt, val, format string, args ...any) {
 			line := j.Line
@@ -27,11 +28,11 @@ func Validate(jf *JobFile) error {
 				line = l
 			}
 			errs = append(errs, &ParseError{File: jf.Path, Line: line, Option: opt, Value: val,
-				Msg: fmt.Sprintf("job %q: ", j.Name) + fmt.Sprintf(format, args...)})
+				Msg: "job " + quote(j.Name) + ": " + fmt.Sprintf(format, args...)})
 		}
 		if j.WaitFor != "" && !seen[j.WaitFor] {
 			// fio only looks among the jobs defined above.
-			fail("wait_for", j.WaitFor, "no job named %q before this one", j.WaitFor)
+			fail("wait_for", j.WaitFor, "no job named %s before this one", quote(j.WaitFor))
 		}
 		for d, sp := range j.BSSplit {
 			sum := 0
@@ -67,9 +68,52 @@ func Validate(jf *JobFile) error {
 		if j.Size > 0 && minBS > 0 && j.Size < minBS {
 			fail("size", "", "size %d is smaller than the minimum block size %d", j.Size, minBS)
 		}
+		checkOverflow(j, fail)
+		clones += j.NumJobs
 		seen[j.Name] = true
 	}
+	if clones > MaxJobs {
+		errs = append(errs, &ParseError{File: jf.Path, Msg: fmt.Sprintf("maximum number of jobs reached: %d jobs (numjobs clones included) are more than fio's limit of %d", clones, MaxJobs)})
+	}
 	return errors.Join(errs...)
+}
+
+// checkOverflow refuses byte counts that each parse but whose sum or product
+// does not fit an int64 (fio's offsets are 64-bit too): the first byte of
+// the last clone, its last byte, and the bytes of all loops. Without this
+// the runner would have to saturate or wrap them silently.
+func checkOverflow(j *Job, fail func(opt, val, format string, args ...any)) {
+	const limit = "more than 2^63-1 bytes"
+	off := j.Offset
+	if j.OffsetPercent == 0 && j.OffsetIncrementPercent == 0 && j.NumJobs > 1 {
+		inc, err := mulChecked(int64(j.NumJobs-1), j.OffsetIncrement)
+		if err == nil {
+			off, err = addChecked(off, inc)
+		}
+		if err != nil {
+			fail("offset_increment", "", "offset %d + %d clones x offset_increment %d is %s", j.Offset, j.NumJobs-1, j.OffsetIncrement, limit)
+			return
+		}
+	}
+	if j.OffsetPercent == 0 && j.SizePercent == 0 {
+		if _, err := addChecked(off, j.Size); err != nil {
+			opt := "offset"
+			if j.NumJobs > 1 && j.OffsetIncrement > 0 {
+				opt = "offset_increment"
+			}
+			fail(opt, "", "the region ends past offset %d + size %d: %s", off, j.Size, limit)
+			return
+		}
+	}
+	io := j.IOSize
+	if io == 0 {
+		io = j.Size
+	}
+	if j.IOSizePercent == 0 && j.Loops > 1 {
+		if _, err := mulChecked(io, int64(j.Loops)); err != nil {
+			fail("loops", "", "%d loops of %d bytes are %s", j.Loops, io, limit)
+		}
+	}
 }
 
 func dirName(d int) string {

@@ -53,6 +53,10 @@ func fuzzReader(t *testing.T, format Format, data []byte) []Record {
 		t.Fatal(err)
 	}
 	recs, err := ReadAll(r)
+	// Bounded output: at most a record a line.
+	if lines := bytes.Count(data, []byte("\n")) + 1; len(recs) > lines {
+		t.Fatalf("%d records from %d lines", len(recs), lines)
+	}
 	last := 0
 	for _, rec := range recs {
 		if cerr := checkRecord(rec); cerr != nil {
@@ -72,6 +76,9 @@ func fuzzReader(t *testing.T, format Format, data []byte) []Record {
 	}
 	if !strings.HasPrefix(err.Error(), "fuzz:") {
 		t.Fatalf("error %q does not start with the source name", err)
+	}
+	if n := len(err.Error()); n > 1024 {
+		t.Fatalf("error of %d bytes: %.300q", n, err.Error())
 	}
 	if errors.Is(err, ErrTruncated) && (len(data) == 0 || data[len(data)-1] == '\n') {
 		t.Fatalf("truncated final record reported for input ending in a newline: %v", err)
@@ -143,4 +150,43 @@ func FuzzFtrace(f *testing.F) {
 		"fio-9 [000] ..... 2.000001: block_bio_queue: 8,0 WS 16 + 8 [fio]\nfio-9 (9) [000] 2.1: block_bio_frontmerge: 8,0 FF 0 + 0 [fio]\n",
 		"fio-1 [000] .... 1.5: 8,0 1a2b,0 Q WS 8 + 8 [fio]\nCPU:1 [LOST 12 EVENTS]\n")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzBlk(t, FormatFtrace, data) })
+}
+
+// FuzzDetect: Detect never panics, its error stays short whatever the
+// input, and a format it names reads the whole lines of the head it looked
+// at without error: the verdict agrees with the reader.
+func FuzzDetect(f *testing.F) {
+	addSeeds(f, [][2]string{{tracesDir, "mqsim-tpcc-small.trace"}, {samplesDir, "fio-iolog-v3.txt"},
+		{samplesDir, "ftrace-blk-loop0.txt"}, {samplesDir, "ftrace-blk-classic-loop0.txt"}},
+		realMSR, realBlkparse, "0,303567,3584,w,0.000000\n", "# tracer: blk\n", "\x00eat", "taeX")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		format, err := Detect(data)
+		if err != nil {
+			if format != "" {
+				t.Fatalf("Detect = %q and %v", format, err)
+			}
+			if n := len(err.Error()); n > 4096 {
+				t.Fatalf("Detect error of %d bytes: %.300q", n, err.Error())
+			}
+			return
+		}
+		known := false
+		for _, k := range Formats {
+			known = known || k == format
+		}
+		if !known {
+			t.Fatalf("Detect = %q, not one of %v", format, Formats)
+		}
+		head := data[:min(len(data), maxDetect)]
+		if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+			head = head[:i+1]
+		}
+		r, err := NewReader(bytes.NewReader(head), "head", format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadAll(r); err != nil {
+			t.Fatalf("Detect = %s, but reading the head as %s fails: %v", format, format, err)
+		}
+	})
 }
