@@ -99,7 +99,7 @@ func scanTrace(name string, src ReplaySource, ro ReplayOptions) (*traceScan, err
 			break
 		}
 		if r.Sector+uint64(r.Sectors) < r.Sector {
-			return nil, fmt.Errorf("%s:%d: sectors %d+%d overflow", name, r.Line, r.Sector, r.Sectors)
+			return nil, fmt.Errorf("%s:%d: sectors %d+%d overflow 64 bits, far past byte 2^63-1", name, r.Line, r.Sector, r.Sectors)
 		}
 		if end := r.Sector + uint64(r.Sectors); end > maxSectorEnd {
 			return nil, fmt.Errorf("%s:%d: sectors %d+%d end past byte 2^63-1: the byte offset overflows", name, r.Line, r.Sector, r.Sectors)
