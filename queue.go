@@ -163,12 +163,21 @@ func (q *Queue) Device() Device { return q.dev }
 // Clock returns the queue's clock.
 func (q *Queue) Clock() Clock { return q.clk }
 
-// AddTracer adds a consumer of the event stream.
+// AddTracer adds a consumer of the event stream. A *DiskStats added here
+// is read under the queue's lock from then on (see DiskStats); add it
+// before any goroutine reads it.
 func (q *Queue) AddTracer(t Tracer) {
 	q.lock()
 	q.tracers = append(q.tracers, t)
+	if a, ok := t.(queueAttacher); ok {
+		a.attach(q)
+	}
 	q.release()
 }
+
+// queueAttacher is a tracer whose readers take the lock of the queue it
+// traces.
+type queueAttacher interface{ attach(q *Queue) }
 
 // lock takes the queue lock (and starts timing the hold, if asked).
 func (q *Queue) lock() {
