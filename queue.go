@@ -89,7 +89,9 @@ var (
 	ErrReadAheadDropped = errors.New("blkq: read-ahead dropped: no free request")
 	// ErrBeyondEnd ends a bio that reaches past the device's capacity.
 	ErrBeyondEnd = errors.New("blkq: access beyond end of device")
-	// ErrBadBio ends a malformed bio (zero length read/write, bad op).
+	// ErrBadBio ends a malformed bio: an unknown op, a read, write or
+	// discard of zero sectors, a flush of some, or a buffer whose length
+	// is not Sectors × 512 bytes.
 	ErrBadBio = errors.New("blkq: malformed bio")
 	// ErrTaskAsleep ends a bio submitted by a task that is asleep.
 	ErrTaskAsleep = errors.New("blkq: submit from a sleeping task")
@@ -275,8 +277,11 @@ func (q *Queue) submitLocked(t *Task, b *Bio) bool {
 	case t.waiting != nil:
 		q.endBio(b, ErrTaskAsleep)
 		return true
-	case b.Op >= nrOps || (b.Sectors == 0 && b.Op != OpFlush):
+	case b.Op >= nrOps || (b.Sectors == 0) != (b.Op == OpFlush):
 		q.endBio(b, fmt.Errorf("%w: %v of %d sectors at %d", ErrBadBio, b.Op, b.Sectors, b.Sector))
+		return true
+	case b.Buf != nil && len(b.Buf) != int(b.Sectors)<<SectorShift:
+		q.endBio(b, fmt.Errorf("%w: %v of %d sectors at %d has a %d-byte buffer", ErrBadBio, b.Op, b.Sectors, b.Sector, len(b.Buf)))
 		return true
 	case b.End() > q.dev.Capacity() || b.End() < b.Sector:
 		q.endBio(b, fmt.Errorf("%w: %v sectors %d+%d, capacity %d", ErrBeyondEnd, b.Op, b.Sector, b.Sectors, q.dev.Capacity()))
@@ -312,6 +317,7 @@ func (q *Queue) getRequest(t *Task, b *Bio) bool {
 // Linux does on schedule(): a sleeper must not hold requests back.
 func (q *Queue) sleep(t *Task, w *waiter) {
 	q.flushPlug(t)
+	w.wake = t.Wake
 	t.waiting = w
 	q.alloc.queueFor(w.dir).push(w)
 	q.sleepAgain(w)
@@ -324,14 +330,37 @@ func (q *Queue) sleepAgain(w *waiter) {
 	q.emit(q.trace(ActSleepRq, w.bio, nil))
 }
 
-// wake hands a woken waiter to its task (outside the lock).
+// wake hands a woken waiter to its task (outside the lock), through the
+// Wake the task had when it went to sleep (a task may set a new Wake for
+// its next bio while a stale wake-up of a cancelled sleep is on its way).
 func (q *Queue) wake(w *waiter) {
 	resume := func() bool { return q.resume(w) }
-	if w.task.Wake != nil {
-		w.task.Wake(resume)
+	if w.wake != nil {
+		w.wake(resume)
 	} else {
 		resume()
 	}
+}
+
+// cancelWait takes bio b of task t back from the wait queue, ending it
+// with err, unless it was granted a request already; it reports whether
+// it did. A wake-up given to the waiter and not yet used passes to the
+// next sleeper, so that none is lost.
+func (q *Queue) cancelWait(t *Task, b *Bio, err error) bool {
+	q.lock()
+	defer q.unlock()
+	w := t.waiting
+	if w == nil || w.bio != b || w.granted {
+		return false
+	}
+	q.alloc.queueFor(w.dir).remove(w)
+	t.waiting = nil
+	w.cancelled = true
+	if w.woken {
+		q.queueWakeups(w.dir)
+	}
+	q.endBio(b, err)
+	return true
 }
 
 // resume runs a woken task: it retries the allocation for its parked bio
@@ -340,8 +369,8 @@ func (q *Queue) wake(w *waiter) {
 func (q *Queue) resume(w *waiter) bool {
 	q.lock()
 	defer q.unlock()
-	if w.granted {
-		return true
+	if w.granted || w.cancelled {
+		return w.granted
 	}
 	if !q.alloc.mayRetry(w.dir) {
 		q.sleepAgain(w)
