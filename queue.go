@@ -3,6 +3,7 @@ package blkq
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/blkq-dev/blkq/lockstat"
@@ -55,6 +56,25 @@ const (
 	DefaultPlugLimit   = 32
 )
 
+// check refuses the fields fill would otherwise accept or wrap.
+func (c *Config) check() error {
+	switch {
+	case c.NoMerges < 0 || c.NoMerges > 2:
+		return fmt.Errorf("blkq: nomerges %d: want 0, 1 or 2", c.NoMerges)
+	case c.NrRequests < 0 || c.NrRequests > MaxNrRequests:
+		return fmt.Errorf("blkq: nr_requests %d: want 0 (the default, %d) or up to %d", c.NrRequests, DefaultNrRequests, MaxNrRequests)
+	case c.BatchRequests < 0:
+		return fmt.Errorf("blkq: batch_requests %d: want 0 (nr_requests/4) or more", c.BatchRequests)
+	case c.MaxSectors != 0 && (c.MaxSectors < 2*pageKB || c.MaxSectors > 2*maxHWSectorsKB):
+		return fmt.Errorf("blkq: max_sectors %d: want 0 (the default, %d) or %d..%d sectors", c.MaxSectors, DefaultMaxSectors, 2*pageKB, 2*maxHWSectorsKB)
+	case c.ReadAheadKB < 0 || int64(c.ReadAheadKB) > math.MaxUint32:
+		return fmt.Errorf("blkq: read_ahead_kb %d: want 0 (the default, %d) up to %d", c.ReadAheadKB, DefaultReadAheadKB, uint32(math.MaxUint32))
+	case c.PlugLimit < 0:
+		return fmt.Errorf("blkq: plug limit %d: want 0 (the default, %d) or more", c.PlugLimit, DefaultPlugLimit)
+	}
+	return nil
+}
+
 func (c *Config) fill() {
 	if c.Scheduler == "" {
 		c.Scheduler = "none"
@@ -77,6 +97,7 @@ func (c *Config) fill() {
 	if c.ReadAheadKB == 0 {
 		c.ReadAheadKB = DefaultReadAheadKB
 	}
+	c.ReadAheadKB = c.ReadAheadKB / pageKB * pageKB
 	if c.PlugLimit == 0 {
 		c.PlugLimit = DefaultPlugLimit
 	}
@@ -134,23 +155,20 @@ type deferred struct {
 	w   *waiter
 }
 
-// New makes a queue in front of dev, driven by clk.
+// New makes a queue in front of dev, driven by clk. A Config field out of
+// the bounds SetAttr enforces for its tunable is an error naming it
+// (nr_requests below 4 becomes 4, as Linux clamps it; read_ahead_kb is
+// rounded down to whole pages).
 func New(dev Device, clk Clock, cfg Config) (*Queue, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
 	cfg.fill()
-	if cfg.NoMerges < 0 || cfg.NoMerges > 2 {
-		return nil, fmt.Errorf("blkq: nomerges %d: want 0, 1 or 2", cfg.NoMerges)
-	}
-	if cfg.NrRequests > MaxNrRequests {
-		return nil, fmt.Errorf("blkq: nr_requests %d: at most %d", cfg.NrRequests, MaxNrRequests)
-	}
 	elv, err := newElevator(cfg.Scheduler, clk)
 	if err != nil {
 		return nil, err
 	}
 	q := &Queue{clk: clk, dev: dev, cfg: cfg, elv: elv, hash: make(map[uint64]*Request)}
-	if cfg.BatchRequests < 0 {
-		return nil, fmt.Errorf("blkq: batch_requests %d: want 0 (nr_requests/4) or more", cfg.BatchRequests)
-	}
 	q.alloc.init(cfg.Alloc, cfg.NrRequests, cfg.BatchRequests)
 	if cfg.LockHoldTiming || cfg.LockHoldCPU {
 		q.hold = lockstat.New(cfg.LockHoldCPU)
