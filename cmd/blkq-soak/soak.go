@@ -117,11 +117,17 @@ type soak struct {
 	failures []string
 }
 
+// fail records a failure (the first 4*maxProblems of them), and shows it
+// at once on the progress writer, so that a long soak tells as it goes.
 func (s *soak) fail(format string, args ...any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.failures) < 4*maxProblems {
-		s.failures = append(s.failures, fmt.Sprintf(format, args...))
+		msg := fmt.Sprintf(format, args...)
+		s.failures = append(s.failures, msg)
+		if s.cfg.Progress != nil {
+			fmt.Fprintf(s.cfg.Progress, "blkq-soak: FAIL: %s\n", msg)
+		}
 	}
 }
 
