@@ -85,9 +85,11 @@ func (s *soak) cacheRead(w int, off int64, p []byte) {
 	s.compare("cache read", w, off, p)
 }
 
-// discard drops [off, off+n) from the cache and then discards it on the
-// device through the queue, as bcache.Discard's contract asks; after that
-// the range reads as zeros.
+// discard drops [off, off+n) from the cache with bcache.Discard, then
+// discards it on the device through the queue's Submit; after that the
+// range reads as zeros. (Where bcache.Discard discards on the device
+// itself, the second discard finds zeros and changes nothing; it keeps
+// the blocking API's discard path under load.)
 func (s *soak) discard(w int, off, n int64) bool {
 	if err := s.c.Discard(off, n); err != nil {
 		s.fail("worker %d: cache discard of %d bytes at %d: %v", w, n, off, err)
