@@ -205,6 +205,7 @@ func run(cfg config) (*result, error) {
 		fmt.Fprintf(os.Stderr, "blkq-soak: FAIL: the workers have not stopped 2 minutes past the deadline (a hang); pool %+v\n", q.Pool())
 		buf := make([]byte, 1<<24)
 		os.Stderr.Write(buf[:runtime.Stack(buf, true)])
+		os.Remove(path)
 		os.Exit(1)
 	})
 	workers.Wait()
