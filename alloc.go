@@ -79,9 +79,11 @@ type waiter struct {
 	task       *Task
 	bio        *Bio
 	dir        Dir
-	woken      bool // woken and not yet run: wake-one skips it
-	granted    bool // got its request: a late resume does nothing
-	sleptAt    Time // first S for this bio
+	woken      bool                     // woken and not yet run: wake-one skips it
+	granted    bool                     // got its request: a late resume does nothing
+	cancelled  bool                     // taken back (Submit's ctx ended): a late resume does nothing
+	wake       func(resume func() bool) // the task's Wake when it went to sleep
+	sleptAt    Time                     // first S for this bio
 	prev, next *waiter
 }
 

@@ -309,3 +309,43 @@ func TestBatchRequestsConfigured(t *testing.T) {
 		t.Fatal("BatchRequests -1 accepted")
 	}
 }
+
+// TestCancelledWokenSleeperPassesItsWakeUpOn: a sleeper woken (wake-one)
+// whose sleep is cancelled before it runs must not swallow the wake-up:
+// the next sleeper is woken, the cancelled bio ends once with the
+// cancellation error, and its late resume does nothing.
+func TestCancelledWokenSleeperPassesItsWakeUpOn(t *testing.T) {
+	h, _ := pressure(t, AllocFair)
+	s1, s2 := newSleeper(2), newSleeper(3)
+	b1, ok1 := h.submit(s1.Task, OpRead, 5000, 8)
+	_, ok2 := h.submit(s2.Task, OpRead, 6000, 8)
+	if ok1 || ok2 {
+		t.Fatal("sleepers did not sleep with the pool empty")
+	}
+	h.dev.completeOne()
+	h.dev.completeOne() // free = 2 = batch: wake one
+	if len(s1.resumes) != 1 || len(s2.resumes) != 0 {
+		t.Fatalf("wake-ups: s1 %d, s2 %d; want s1 woken only", len(s1.resumes), len(s2.resumes))
+	}
+	errGone := errors.New("gone")
+	if !h.q.cancelWait(s1.Task, b1, errGone) {
+		t.Fatal("cancelWait of a woken, ungranted sleeper did nothing")
+	}
+	if len(s2.resumes) != 1 {
+		t.Fatalf("the cancelled sleeper's wake-up was not passed on: s2 woken %d times", len(s2.resumes))
+	}
+	if h.ended[b1] != 1 || !errors.Is(h.errs[b1], errGone) {
+		t.Fatalf("cancelled bio: ended %d times with %v", h.ended[b1], h.errs[b1])
+	}
+	if s1.Asleep() {
+		t.Fatal("cancelled task still asleep")
+	}
+	if s1.resume(); h.q.TaskStats(s1.Task).Waits != 0 {
+		t.Fatal("a late resume of the cancelled sleep allocated a request")
+	}
+	if h.q.cancelWait(s2.Task, nil, errGone) {
+		t.Fatal("cancelWait took back a bio that is not the sleeper's")
+	}
+	drain(h, s1, s2)
+	h.finish()
+}

@@ -28,18 +28,38 @@ func WithTask(ctx context.Context, t *Task) context.Context {
 	return context.WithValue(ctx, taskKey{}, t)
 }
 
-// Submit queues b and blocks while the submitter sleeps for a request, as
-// submit_bio does; it returns once b is queued. b.EndIO reports completion.
-// The task is the one in ctx (WithTask) or a new one. If ctx is done before
-// b is queued, Submit returns ctx.Err() and b still completes later
-// through EndIO (a bio cannot be taken back once submitted).
+// Submit hands b to the queue, as submit_bio does, and blocks while the
+// submitter sleeps for a free request; it returns once b is queued. The
+// task is the one in ctx (WithTask) or a new one.
+//
+// The contract, on every path: b.EndIO is called exactly once.
+//
+//   - ctx is done before Submit is called, or while it sleeps for a
+//     request: b is not queued (a sleeper is taken off its wait queue and
+//     the wake-up it may have been given passes to the next sleeper).
+//     EndIO gets ctx.Err(), on the calling goroutine before Submit
+//     returns, and Submit returns the same error.
+//   - b is queued (merged into a request, given a request of its own,
+//     or held on the task's plug): Submit returns nil and b completes
+//     normally through EndIO; ctx no longer matters.
+//   - the queue refuses b (closed: ErrClosed; malformed: ErrBadBio;
+//     beyond the device: ErrBeyondEnd; a read-ahead bio under pressure:
+//     ErrReadAheadDropped): EndIO gets that error before Submit returns,
+//     and Submit returns nil, as the outcome is b's, like a device error.
+//
+// So a non-nil result always means "ended by ctx", and a caller that
+// waits for EndIO never waits for ever.
 func (q *Queue) Submit(ctx context.Context, b *Bio) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	t, _ := ctx.Value(taskKey{}).(*Task)
 	if t == nil {
 		t = NewGoroutineTask("submit")
+	}
+	if err := ctx.Err(); err != nil {
+		b.task, b.next = t, nil
+		if b.EndIO != nil {
+			b.EndIO(b, err)
+		}
+		return err
 	}
 	woken := make(chan struct{}, 1)
 	t.Wake = func(resume func() bool) {
@@ -54,7 +74,11 @@ func (q *Queue) Submit(ctx context.Context, b *Bio) error {
 	case <-woken:
 		return nil
 	case <-ctx.Done():
-		return ctx.Err()
+		err := ctx.Err()
+		if q.cancelWait(t, b, err) {
+			return err
+		}
+		return nil // granted a request meanwhile: queued after all
 	}
 }
 

@@ -2,8 +2,11 @@ package blkq
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Tunables by their Linux names, as in /sys/block/<dev>/queue/. Each can be
@@ -17,7 +20,7 @@ import (
 //	nomerges           0, 1 or 2 (writing any other non-zero value means 1)
 //	max_sectors_kb     largest request, KiB (4..max_hw_sectors_kb; default 1280)
 //	max_hw_sectors_kb  read-only: 32767
-//	read_ahead_kb      read-ahead window for the layers above (default 128)
+//	read_ahead_kb      read-ahead window for the layers above, KiB in whole pages (default 128)
 //	scheduler          "[active] other ..."; write a name to switch
 //	alloc              blkq's request-allocation policy (fair, legacy, ...)
 //	iosched/NAME       the active elevator's tunables
@@ -74,16 +77,33 @@ func (q *Queue) Attr(name string) (string, error) {
 	return "", fmt.Errorf("blkq: %s: %w", name, ErrNoAttr)
 }
 
-// SetAttr writes a tunable by name. Errors name the attribute and value.
+// SetAttr writes a tunable by name, with Linux's parsing and bounds
+// (block/blk-sysfs.c): a number is decimal, at most 4294967295 (UINT_MAX,
+// queue_var_store), else the write fails with EINVAL. Per attribute:
+//
+//	nr_requests     below 4 becomes 4 (BLKDEV_MIN_RQ); above 2048 (MAX_SCHED_RQ): EINVAL
+//	nomerges        0; 2; any other value means 1
+//	max_sectors_kb  0 restores the default (1280); else 4 (page size/1024)..max_hw_sectors_kb, or EINVAL
+//	read_ahead_kb   any; rounded down to whole 4 KiB pages, as Linux keeps it in pages
+//	scheduler       a registered name, else EINVAL
+//	alloc           a policy name, else EINVAL
+//	read-only ones  EACCES
+//
+// A refused write changes nothing. Errors wrap the errno (errors.Is(err,
+// syscall.EINVAL)) and name the attribute and value (at most
+// maxQuotedValue bytes of it): blkq: nr_requests="5000": invalid
+// argument (at most 2048).
 func (q *Queue) SetAttr(name, value string) error {
 	q.lock()
 	defer q.unlock()
 	value = strings.TrimSpace(value)
-	bad := func(why string) error { return fmt.Errorf("blkq: %s=%q: %s", name, value, why) }
-	num := func() (int, error) {
-		n, err := strconv.Atoi(value)
-		if err != nil || n < 0 {
-			return 0, bad("want a non-negative integer")
+	bad := func(errno error, why string) error {
+		return fmt.Errorf("blkq: %s=%s: %w (%s)", name, quoteValue(value), errno, why)
+	}
+	num := func() (uint64, error) {
+		n, ok := parseSysfsUint(value)
+		if !ok {
+			return 0, bad(syscall.EINVAL, "want a decimal integer 0..4294967295")
 		}
 		return n, nil
 	}
@@ -94,9 +114,9 @@ func (q *Queue) SetAttr(name, value string) error {
 			return err
 		}
 		if n > MaxNrRequests {
-			return bad(fmt.Sprintf("at most %d", MaxNrRequests))
+			return bad(syscall.EINVAL, fmt.Sprintf("at most %d", MaxNrRequests))
 		}
-		q.alloc.setNr(max(n, MinNrRequests))
+		q.alloc.setNr(max(int(n), MinNrRequests))
 		for d := DirRead; d <= DirWrite; d++ {
 			q.queueWakeups(d)
 		}
@@ -120,8 +140,11 @@ func (q *Queue) SetAttr(name, value string) error {
 		if err != nil {
 			return err
 		}
-		if n < 4 || n > maxHWSectorsKB {
-			return bad(fmt.Sprintf("want 4..%d (page size..max_hw_sectors_kb)", maxHWSectorsKB))
+		if n == 0 {
+			n = min(DefaultMaxSectors/2, maxHWSectorsKB)
+		}
+		if n < pageKB || n > maxHWSectorsKB {
+			return bad(syscall.EINVAL, fmt.Sprintf("want 0 (the default) or %d..%d (page size..max_hw_sectors_kb)", pageKB, maxHWSectorsKB))
 		}
 		q.cfg.MaxSectors = uint32(n * 2)
 		return nil
@@ -130,14 +153,22 @@ func (q *Queue) SetAttr(name, value string) error {
 		if err != nil {
 			return err
 		}
-		q.cfg.ReadAheadKB = n
+		q.cfg.ReadAheadKB = int(n / pageKB * pageKB)
 		return nil
 	case "scheduler":
+		have := Elevators()
+		if !slices.Contains(have, value) {
+			return bad(syscall.EINVAL, "unknown scheduler; have "+strings.Join(have, ", "))
+		}
 		return q.switchElevator(value)
 	case "alloc":
 		p, ok := AllocPolicyByName(value)
 		if !ok {
-			return bad("unknown allocation policy")
+			var names []string
+			for _, p := range AllocPolicies() {
+				names = append(names, p.Name)
+			}
+			return bad(syscall.EINVAL, "unknown allocation policy; have "+strings.Join(names, ", "))
 		}
 		q.alloc.setPolicy(p)
 		for d := DirRead; d <= DirWrite; d++ {
@@ -145,16 +176,40 @@ func (q *Queue) SetAttr(name, value string) error {
 		}
 		return nil
 	case "batch_requests", "max_hw_sectors_kb":
-		return bad("read-only")
+		return bad(syscall.EACCES, "read-only")
 	}
 	if a, ok := strings.CutPrefix(name, "iosched/"); ok {
 		if err := q.elv.SetAttr(a, value); err != nil {
-			return fmt.Errorf("blkq: %s=%q: %w", name, value, err)
+			return fmt.Errorf("blkq: %s=%s: %w", name, quoteValue(value), err)
 		}
 		q.run()
 		return nil
 	}
 	return fmt.Errorf("blkq: %s: %w", name, ErrNoAttr)
+}
+
+// pageKB is the page size in KiB: the floor of max_sectors_kb and the
+// unit read_ahead_kb is kept in.
+const pageKB = 4
+
+// parseSysfsUint parses a sysfs number as queue_var_store does: decimal,
+// an optional leading '+', at most UINT_MAX.
+func parseSysfsUint(s string) (uint64, bool) {
+	n, err := strconv.ParseUint(strings.TrimPrefix(s, "+"), 10, 64)
+	return n, err == nil && n <= math.MaxUint32 && s != "+"
+}
+
+// maxQuotedValue is the most bytes of a refused value an error quotes.
+const maxQuotedValue = 200
+
+// quoteValue quotes an attribute value for an error message (Go syntax),
+// cut to its first maxQuotedValue bytes with "..." after the quote if
+// longer. Elevators' errors need not quote it: the queue does.
+func quoteValue(v string) string {
+	if len(v) > maxQuotedValue {
+		return strconv.Quote(v[:maxQuotedValue]) + "..."
+	}
+	return strconv.Quote(v)
 }
 
 // queueWakeups wakes sleepers that a tunable change let through.

@@ -4,6 +4,12 @@ package blkq
 // A bio is merged into a request (or gets a request of its own) and ends
 // exactly once, through EndIO, when the request that carries it completes.
 //
+// Every bio handed to Enqueue or Submit ends exactly once, whatever
+// happens: refused at once (ErrClosed, ErrBadBio, ErrBeyondEnd,
+// ErrReadAheadDropped, ErrTaskAsleep), taken back because Submit's context
+// ended before it was queued (the context's error), or completed by the
+// device (nil or the device's error). See Queue.Submit.
+//
 // The queue owns a bio from Submit until EndIO is called; the caller must
 // not change it in between.
 type Bio struct {
@@ -13,11 +19,14 @@ type Bio struct {
 	Sectors uint32 // length in sectors; 0 for a flush
 
 	// Buf holds the data for real devices (len = Sectors*512); nil on
-	// simulated devices.
+	// simulated devices. A non-nil Buf of any other length is a malformed
+	// bio (ErrBadBio), as is one on a flush.
 	Buf []byte
 
 	// EndIO is called exactly once, outside the queue lock, with the
-	// outcome of the I/O. It may submit more bios.
+	// outcome of the I/O. It may submit more bios. It may run before
+	// Submit or Enqueue returns (a refused or cancelled bio) and on any
+	// goroutine (a device's completion).
 	EndIO func(b *Bio, err error)
 
 	// Private is for the submitter; the queue never looks at it.

@@ -9,6 +9,14 @@ package blkq
 // the time with at least one request in flight and time_in_queue the
 // integral of the in-flight count. Merges count bios merged into an
 // existing request (M and F) and queued requests joined into one.
+//
+// Reading while I/O runs: the queue updates the counters under its lock
+// (Trace runs there), so once the DiskStats is added to a queue with
+// AddTracer, Snapshot, Stat and Flush take that lock too and may be called
+// from any goroutine at any time. The hot path pays nothing for this; a
+// reader costs one lock hold. The fields themselves may be read directly
+// only when no I/O can run (the queue is idle, or the simulation is
+// single-threaded), or on a Snapshot.
 type DiskStats struct {
 	IOs        [4]uint64 // completed requests by Op (read, write, flush, discard)
 	Merges     [4]uint64 // bios merged, by Op
@@ -20,6 +28,29 @@ type DiskStats struct {
 	Dispatched uint64    // D events
 	Sleeps     uint64    // S events
 	last       Time
+	q          *Queue // the queue whose lock guards the counters, if added to one
+}
+
+// attach is called by Queue.AddTracer, under the queue's lock.
+func (s *DiskStats) attach(q *Queue) { s.q = q }
+
+// locked runs f with the counters stable: under the lock of the queue s
+// was added to, if any.
+func (s *DiskStats) locked(f func()) {
+	if q := s.q; q != nil {
+		q.lock()
+		defer q.release()
+	}
+	f()
+}
+
+// Snapshot returns a consistent copy of the counters, safe to call while
+// I/O runs. The copy belongs to no queue.
+func (s *DiskStats) Snapshot() DiskStats {
+	var c DiskStats
+	s.locked(func() { c = *s })
+	c.q = nil
+	return c
 }
 
 // Trace updates the counters with one event.
@@ -52,8 +83,13 @@ func (s *DiskStats) Trace(e *Event) {
 	}
 }
 
-// advance accumulates io_ticks and time_in_queue up to now.
+// advance accumulates io_ticks and time_in_queue up to now. A time before
+// the last event (a Flush with a clock reading taken before an event the
+// queue emitted meanwhile) changes nothing: the counters never go back.
 func (s *DiskStats) advance(now Time) {
+	if now < s.last {
+		return
+	}
 	if s.InFlight > 0 {
 		d := now - s.last
 		s.IOTicks += d
@@ -63,11 +99,17 @@ func (s *DiskStats) advance(now Time) {
 }
 
 // Flush brings io_ticks and time_in_queue up to now (as reading
-// /sys/block/*/stat does).
-func (s *DiskStats) Flush(now Time) { s.advance(now) }
+// /sys/block/*/stat does). Safe to call while I/O runs.
+func (s *DiskStats) Flush(now Time) { s.locked(func() { s.advance(now) }) }
 
-// Stat returns the 17 fields of /sys/block/<dev>/stat, times in ms.
-func (s *DiskStats) Stat() [17]uint64 {
+// Stat returns the 17 fields of /sys/block/<dev>/stat, times in ms. Safe
+// to call while I/O runs.
+func (s *DiskStats) Stat() (st [17]uint64) {
+	s.locked(func() { st = s.stat() })
+	return st
+}
+
+func (s *DiskStats) stat() [17]uint64 {
 	ms := func(t Time) uint64 { return uint64(t / 1e6) }
 	return [17]uint64{
 		s.IOs[OpRead], s.Merges[OpRead], s.Sectors[OpRead], ms(s.Ticks[OpRead]),

@@ -3,6 +3,7 @@ package blkq
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/blkq-dev/blkq/lockstat"
@@ -55,6 +56,25 @@ const (
 	DefaultPlugLimit   = 32
 )
 
+// check refuses the fields fill would otherwise accept or wrap.
+func (c *Config) check() error {
+	switch {
+	case c.NoMerges < 0 || c.NoMerges > 2:
+		return fmt.Errorf("blkq: nomerges %d: want 0, 1 or 2", c.NoMerges)
+	case c.NrRequests < 0 || c.NrRequests > MaxNrRequests:
+		return fmt.Errorf("blkq: nr_requests %d: want 0 (the default, %d) or up to %d", c.NrRequests, DefaultNrRequests, MaxNrRequests)
+	case c.BatchRequests < 0:
+		return fmt.Errorf("blkq: batch_requests %d: want 0 (nr_requests/4) or more", c.BatchRequests)
+	case c.MaxSectors != 0 && (c.MaxSectors < 2*pageKB || c.MaxSectors > 2*maxHWSectorsKB):
+		return fmt.Errorf("blkq: max_sectors %d: want 0 (the default, %d) or %d..%d sectors", c.MaxSectors, DefaultMaxSectors, 2*pageKB, 2*maxHWSectorsKB)
+	case c.ReadAheadKB < 0 || int64(c.ReadAheadKB) > math.MaxUint32:
+		return fmt.Errorf("blkq: read_ahead_kb %d: want 0 (the default, %d) up to %d", c.ReadAheadKB, DefaultReadAheadKB, uint32(math.MaxUint32))
+	case c.PlugLimit < 0:
+		return fmt.Errorf("blkq: plug limit %d: want 0 (the default, %d) or more", c.PlugLimit, DefaultPlugLimit)
+	}
+	return nil
+}
+
 func (c *Config) fill() {
 	if c.Scheduler == "" {
 		c.Scheduler = "none"
@@ -77,6 +97,7 @@ func (c *Config) fill() {
 	if c.ReadAheadKB == 0 {
 		c.ReadAheadKB = DefaultReadAheadKB
 	}
+	c.ReadAheadKB = c.ReadAheadKB / pageKB * pageKB
 	if c.PlugLimit == 0 {
 		c.PlugLimit = DefaultPlugLimit
 	}
@@ -89,7 +110,9 @@ var (
 	ErrReadAheadDropped = errors.New("blkq: read-ahead dropped: no free request")
 	// ErrBeyondEnd ends a bio that reaches past the device's capacity.
 	ErrBeyondEnd = errors.New("blkq: access beyond end of device")
-	// ErrBadBio ends a malformed bio (zero length read/write, bad op).
+	// ErrBadBio ends a malformed bio: an unknown op, a read, write or
+	// discard of zero sectors, a flush of some, or a buffer whose length
+	// is not Sectors × 512 bytes.
 	ErrBadBio = errors.New("blkq: malformed bio")
 	// ErrTaskAsleep ends a bio submitted by a task that is asleep.
 	ErrTaskAsleep = errors.New("blkq: submit from a sleeping task")
@@ -132,23 +155,20 @@ type deferred struct {
 	w   *waiter
 }
 
-// New makes a queue in front of dev, driven by clk.
+// New makes a queue in front of dev, driven by clk. A Config field out of
+// the bounds SetAttr enforces for its tunable is an error naming it
+// (nr_requests below 4 becomes 4, as Linux clamps it; read_ahead_kb is
+// rounded down to whole pages).
 func New(dev Device, clk Clock, cfg Config) (*Queue, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
 	cfg.fill()
-	if cfg.NoMerges < 0 || cfg.NoMerges > 2 {
-		return nil, fmt.Errorf("blkq: nomerges %d: want 0, 1 or 2", cfg.NoMerges)
-	}
-	if cfg.NrRequests > MaxNrRequests {
-		return nil, fmt.Errorf("blkq: nr_requests %d: at most %d", cfg.NrRequests, MaxNrRequests)
-	}
 	elv, err := newElevator(cfg.Scheduler, clk)
 	if err != nil {
 		return nil, err
 	}
 	q := &Queue{clk: clk, dev: dev, cfg: cfg, elv: elv, hash: make(map[uint64]*Request)}
-	if cfg.BatchRequests < 0 {
-		return nil, fmt.Errorf("blkq: batch_requests %d: want 0 (nr_requests/4) or more", cfg.BatchRequests)
-	}
 	q.alloc.init(cfg.Alloc, cfg.NrRequests, cfg.BatchRequests)
 	if cfg.LockHoldTiming || cfg.LockHoldCPU {
 		q.hold = lockstat.New(cfg.LockHoldCPU)
@@ -163,12 +183,21 @@ func (q *Queue) Device() Device { return q.dev }
 // Clock returns the queue's clock.
 func (q *Queue) Clock() Clock { return q.clk }
 
-// AddTracer adds a consumer of the event stream.
+// AddTracer adds a consumer of the event stream. A *DiskStats added here
+// is read under the queue's lock from then on (see DiskStats); add it
+// before any goroutine reads it.
 func (q *Queue) AddTracer(t Tracer) {
 	q.lock()
 	q.tracers = append(q.tracers, t)
+	if a, ok := t.(queueAttacher); ok {
+		a.attach(q)
+	}
 	q.release()
 }
+
+// queueAttacher is a tracer whose readers take the lock of the queue it
+// traces.
+type queueAttacher interface{ attach(q *Queue) }
 
 // lock takes the queue lock (and starts timing the hold, if asked).
 func (q *Queue) lock() {
@@ -266,8 +295,11 @@ func (q *Queue) submitLocked(t *Task, b *Bio) bool {
 	case t.waiting != nil:
 		q.endBio(b, ErrTaskAsleep)
 		return true
-	case b.Op >= nrOps || (b.Sectors == 0 && b.Op != OpFlush):
+	case b.Op >= nrOps || (b.Sectors == 0) != (b.Op == OpFlush):
 		q.endBio(b, fmt.Errorf("%w: %v of %d sectors at %d", ErrBadBio, b.Op, b.Sectors, b.Sector))
+		return true
+	case b.Buf != nil && len(b.Buf) != int(b.Sectors)<<SectorShift:
+		q.endBio(b, fmt.Errorf("%w: %v of %d sectors at %d has a %d-byte buffer", ErrBadBio, b.Op, b.Sectors, b.Sector, len(b.Buf)))
 		return true
 	case b.End() > q.dev.Capacity() || b.End() < b.Sector:
 		q.endBio(b, fmt.Errorf("%w: %v sectors %d+%d, capacity %d", ErrBeyondEnd, b.Op, b.Sector, b.Sectors, q.dev.Capacity()))
@@ -303,6 +335,7 @@ func (q *Queue) getRequest(t *Task, b *Bio) bool {
 // Linux does on schedule(): a sleeper must not hold requests back.
 func (q *Queue) sleep(t *Task, w *waiter) {
 	q.flushPlug(t)
+	w.wake = t.Wake
 	t.waiting = w
 	q.alloc.queueFor(w.dir).push(w)
 	q.sleepAgain(w)
@@ -315,14 +348,37 @@ func (q *Queue) sleepAgain(w *waiter) {
 	q.emit(q.trace(ActSleepRq, w.bio, nil))
 }
 
-// wake hands a woken waiter to its task (outside the lock).
+// wake hands a woken waiter to its task (outside the lock), through the
+// Wake the task had when it went to sleep (a task may set a new Wake for
+// its next bio while a stale wake-up of a cancelled sleep is on its way).
 func (q *Queue) wake(w *waiter) {
 	resume := func() bool { return q.resume(w) }
-	if w.task.Wake != nil {
-		w.task.Wake(resume)
+	if w.wake != nil {
+		w.wake(resume)
 	} else {
 		resume()
 	}
+}
+
+// cancelWait takes bio b of task t back from the wait queue, ending it
+// with err, unless it was granted a request already; it reports whether
+// it did. A wake-up given to the waiter and not yet used passes to the
+// next sleeper, so that none is lost.
+func (q *Queue) cancelWait(t *Task, b *Bio, err error) bool {
+	q.lock()
+	defer q.unlock()
+	w := t.waiting
+	if w == nil || w.bio != b || w.granted {
+		return false
+	}
+	q.alloc.queueFor(w.dir).remove(w)
+	t.waiting = nil
+	w.cancelled = true
+	if w.woken {
+		q.queueWakeups(w.dir)
+	}
+	q.endBio(b, err)
+	return true
 }
 
 // resume runs a woken task: it retries the allocation for its parked bio
@@ -331,8 +387,8 @@ func (q *Queue) wake(w *waiter) {
 func (q *Queue) resume(w *waiter) bool {
 	q.lock()
 	defer q.unlock()
-	if w.granted {
-		return true
+	if w.granted || w.cancelled {
+		return w.granted
 	}
 	if !q.alloc.mayRetry(w.dir) {
 		q.sleepAgain(w)

@@ -15,7 +15,11 @@ type Task struct {
 	Name string
 
 	// Wake is called when the sleeping task may run again; the task must
-	// call resume exactly once. If nil, resume is called at once.
+	// call resume exactly once. If nil, resume is called at once. The
+	// queue calls the Wake the task had when it went to sleep, so a task
+	// may set a new one between sleeps (as Submit does) without racing a
+	// late wake-up. resume reports false when the task sleeps again, or
+	// when its sleep was cancelled (Submit's context ended).
 	Wake func(resume func() bool)
 
 	// Counters kept by the queue, under its lock; read them with

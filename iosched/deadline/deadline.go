@@ -18,9 +18,13 @@
 package deadline
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/blkq-dev/blkq"
@@ -306,13 +310,25 @@ func (d *Deadline) Attr(name string) (string, error) {
 	return "", blkq.ErrNoAttr
 }
 
-// SetAttr writes a tunable. Values are non-negative integers; expiries in
-// ms; front_merges is clamped to 0..1 as Linux does.
+// SetAttr writes a tunable as mq-deadline's sysfs store does: the value is
+// a decimal int (32 bits, kstrtoint: a sign is allowed), else the write
+// fails with EINVAL, or ERANGE if it does not fit; then it is clamped to
+// the tunable's bounds: read_expire and write_expire (ms) 0..2147483647,
+// fifo_batch 0..2147483647, writes_starved any int, front_merges 0..1. A
+// refused write changes nothing.
 func (d *Deadline) SetAttr(name, value string) error {
-	n, err := strconv.Atoi(value)
-	if err != nil || n < 0 {
-		return fmt.Errorf("want a non-negative integer")
+	lo, hi, ok := bounds(name)
+	if !ok {
+		return blkq.ErrNoAttr
 	}
+	v, err := strconv.ParseInt(strings.TrimSpace(value), 10, 32)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return fmt.Errorf("%w (want an int: %d..%d)", syscall.ERANGE, math.MinInt32, math.MaxInt32)
+		}
+		return fmt.Errorf("%w (want a decimal integer)", syscall.EINVAL)
+	}
+	n := int(min(max(v, lo), hi))
 	switch name {
 	case "read_expire":
 		d.expire[blkq.DirRead] = time.Duration(n) * time.Millisecond
@@ -324,8 +340,20 @@ func (d *Deadline) SetAttr(name, value string) error {
 		d.fifoBatch = n
 	case "front_merges":
 		d.frontMerges = n > 0
-	default:
-		return blkq.ErrNoAttr
 	}
 	return nil
+}
+
+// bounds returns the range a written value is clamped to (mq-deadline's
+// STORE_INT and STORE_JIFFIES bounds).
+func bounds(name string) (lo, hi int64, ok bool) {
+	switch name {
+	case "read_expire", "write_expire", "fifo_batch":
+		return 0, math.MaxInt32, true
+	case "writes_starved":
+		return math.MinInt32, math.MaxInt32, true
+	case "front_merges":
+		return 0, 1, true
+	}
+	return 0, 0, false
 }

@@ -1,12 +1,15 @@
 package deadline
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/sim"
 )
 
 func rq(op blkq.Op, sector uint64) *blkq.Request {
@@ -134,10 +137,74 @@ func TestAttrs(t *testing.T) {
 			t.Errorf("%s = %q, %v; want %q (Linux default)", k, got, err, v)
 		}
 	}
-	if err := d.SetAttr("read_expire", "-1"); err == nil {
-		t.Error("negative read_expire accepted")
+	if err := d.SetAttr("bogus", "1"); !errors.Is(err, blkq.ErrNoAttr) {
+		t.Errorf("unknown attribute: %v, want ErrNoAttr", err)
 	}
-	if err := d.SetAttr("bogus", "1"); err == nil {
-		t.Error("unknown attribute accepted")
+}
+
+// TestAttrBoundsClampAndOverflowIsAnError: values are parsed as a 32-bit
+// int (kstrtoint) and clamped to each tunable's bounds, as mq-deadline's
+// sysfs stores do; a value that does not fit (2^63 for read_expire, which
+// used to read back as -1) is ERANGE, a non-number EINVAL, and neither
+// changes the tunable.
+func TestAttrBoundsClampAndOverflowIsAnError(t *testing.T) {
+	for _, c := range []struct {
+		name, value string
+		want        string // read back; "" if refused
+		errno       error
+	}{
+		{"read_expire", "2147483647", "2147483647", nil},
+		{"read_expire", "-1", "0", nil},
+		{"read_expire", "+250", "250", nil},
+		{"read_expire", "2147483648", "", syscall.ERANGE},
+		{"read_expire", "9223372036854775808", "", syscall.ERANGE},
+		{"read_expire", "9223372036854775807", "", syscall.ERANGE},
+		{"read_expire", "9223372036855", "", syscall.ERANGE},
+		{"read_expire", "18446744073709551616", "", syscall.ERANGE},
+		{"read_expire", "abc", "", syscall.EINVAL},
+		{"read_expire", "", "", syscall.EINVAL},
+		{"read_expire", "1.5", "", syscall.EINVAL},
+		{"write_expire", "-2147483648", "0", nil},
+		{"write_expire", " 1000\n", "1000", nil},
+		{"write_expire", "-2147483649", "", syscall.ERANGE},
+		{"fifo_batch", "-3", "0", nil},
+		{"fifo_batch", "2147483647", "2147483647", nil},
+		{"fifo_batch", "4294967296", "", syscall.ERANGE},
+		{"writes_starved", "-2147483648", "-2147483648", nil},
+		{"writes_starved", "2147483647", "2147483647", nil},
+		{"writes_starved", "-2147483649", "", syscall.ERANGE},
+		{"front_merges", "7", "1", nil},
+		{"front_merges", "-1", "0", nil},
+		{"front_merges", "0x1", "", syscall.EINVAL},
+	} {
+		d := New("mq-deadline")
+		before, _ := d.Attr(c.name)
+		err := d.SetAttr(c.name, c.value)
+		got, _ := d.Attr(c.name)
+		switch {
+		case c.errno != nil && !errors.Is(err, c.errno):
+			t.Errorf("%s=%q: error %v, want %v", c.name, c.value, err, c.errno)
+		case c.errno != nil && got != before:
+			t.Errorf("%s=%q refused but changed the value to %s", c.name, c.value, got)
+		case c.errno == nil && (err != nil || got != c.want):
+			t.Errorf("%s=%q: read back %q, %v; want %q", c.name, c.value, got, err, c.want)
+		}
+	}
+}
+
+// TestExpiryOverflowThroughQueueNamesAttributeAndValue: the queue's error
+// for read_expire=2^63 names the attribute and the value, and the expiry
+// stays as it was.
+func TestExpiryOverflowThroughQueueNamesAttributeAndValue(t *testing.T) {
+	q, err := blkq.New(&gated{}, sim.NewLoop(), blkq.Config{Scheduler: "mq-deadline"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = q.SetAttr("iosched/read_expire", "9223372036854775808")
+	if err == nil || !errors.Is(err, syscall.ERANGE) || !strings.Contains(err.Error(), `iosched/read_expire="9223372036854775808"`) {
+		t.Fatalf("read_expire=2^63: %v; want ERANGE naming the attribute and value", err)
+	}
+	if v, _ := q.Attr("iosched/read_expire"); v != "500" {
+		t.Fatalf("read_expire after the refused write: %s, want 500", v)
 	}
 }

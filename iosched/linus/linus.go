@@ -97,10 +97,13 @@
 package linus
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/blkq-dev/blkq"
 )
@@ -438,14 +441,23 @@ func (l *Linus) Attr(name string) (string, error) {
 	return "", blkq.ErrNoAttr
 }
 
-// SetAttr writes a tunable: an integer, 0..MaxInt32 (seek_cost 1..MaxInt32;
-// elvtune's ioctl refused negative values with EINVAL). New latencies apply
-// to requests inserted from now on.
+// SetAttr writes a tunable: a decimal int, 0..MaxInt32 (seek_cost
+// 1..MaxInt32); elvtune's ioctl refused negative values with EINVAL. A
+// value that is not a number fails with EINVAL, one that does not fit an
+// int with ERANGE, one out of bounds with EINVAL; a refused write changes
+// nothing. New latencies apply to requests inserted from now on.
 func (l *Linus) SetAttr(name, value string) error {
-	n, err := strconv.Atoi(strings.TrimSpace(value))
-	if err != nil {
-		return fmt.Errorf("want an integer")
+	if !slices.Contains(l.Attrs(), name) {
+		return blkq.ErrNoAttr
 	}
+	v, err := strconv.ParseInt(strings.TrimSpace(value), 10, 32)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return fmt.Errorf("%w (want an int: at most %d)", syscall.ERANGE, maxTunable)
+		}
+		return fmt.Errorf("%w (want a decimal integer)", syscall.EINVAL)
+	}
+	n := int(v)
 	p := l.p
 	switch name {
 	case "read_latency":
@@ -460,7 +472,7 @@ func (l *Linus) SetAttr(name, value string) error {
 		return blkq.ErrNoAttr
 	}
 	if err := p.Validate(); err != nil {
-		return err
+		return fmt.Errorf("%w (%v)", syscall.EINVAL, err)
 	}
 	l.p = p
 	return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/blkq-dev/blkq"
@@ -510,5 +511,33 @@ func TestParams(t *testing.T) {
 func TestRegistered(t *testing.T) {
 	if !slices.Contains(blkq.Elevators(), "linus") {
 		t.Fatalf("linus not registered: %v", blkq.Elevators())
+	}
+}
+
+// TestTunableOverflowIsAnErrorNotAWrap: values past an int are ERANGE,
+// out-of-bounds ones and non-numbers EINVAL; none changes a tunable.
+func TestTunableOverflowIsAnErrorNotAWrap(t *testing.T) {
+	l := New(Stock2421())
+	before := l.Params()
+	for _, c := range []struct {
+		name, value string
+		errno       error
+	}{
+		{"read_latency", "9223372036854775808", syscall.ERANGE},
+		{"write_latency", "2147483648", syscall.ERANGE},
+		{"max_bomb_segments", "-2147483649", syscall.ERANGE},
+		{"seek_cost", "0", syscall.EINVAL},
+		{"read_latency", "-1", syscall.EINVAL},
+		{"write_latency", "5e3", syscall.EINVAL},
+	} {
+		if err := l.SetAttr(c.name, c.value); !errors.Is(err, c.errno) {
+			t.Errorf("%s=%q: %v, want %v", c.name, c.value, err, c.errno)
+		}
+	}
+	if err := l.SetAttr("read_latency", "2147483647"); err != nil {
+		t.Errorf("read_latency=MaxInt32: %v", err)
+	}
+	if l.Params().ReadLatency != 2147483647 || l.Params().WriteLatency != before.WriteLatency {
+		t.Errorf("tunables %+v", l.Params())
 	}
 }

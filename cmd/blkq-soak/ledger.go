@@ -1,0 +1,162 @@
+package main
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/blkq-dev/blkq"
+)
+
+// The ledger: exactly-once accounting of every bio and request, from the
+// queue's event stream, whoever submitted them (the cache's reads,
+// read-ahead and write-back, the soak's own bios).
+//
+// A bio enters at Q and is live until it ends. It ends with a request's C
+// (every bio the request carries), or without a request: a read-ahead bio
+// dropped under request pressure (the queue emits nothing for the drop,
+// but its Q is then followed by no M, F or G for it: a read-ahead bio never
+// sleeps, so the event right after its Q is its M, F or G if it was not
+// dropped), or a sleeper taken back when its Submit's context ended (the
+// submitter reports it: forget). A Q for a live bio, an M, F, G or S for a
+// bio not waiting for a request, or a C carrying a bio not in a request is
+// a duplicate; a bio still live when the queue is idle at the end is lost.
+// Requests are counted the same way from D to C.
+
+type bioState uint8
+
+const (
+	waiting   bioState = iota + 1 // Q seen; no request yet
+	sleeping                      // S seen
+	inRequest                     // M, F or G seen: carried by a request
+)
+
+type ledger struct {
+	mu     sync.Mutex
+	live   map[*blkq.Bio]bioState
+	raQ    *blkq.Bio // a read-ahead bio whose Q was the last event
+	issued map[*blkq.Request]bool
+
+	queued, completed, dropped, forgotten, notQueued int64
+	rqIssued, rqCompleted                            int64
+	duplicates                                       int64
+	problems                                         []string // the first few, described
+}
+
+func newLedger() *ledger {
+	return &ledger{live: map[*blkq.Bio]bioState{}, issued: map[*blkq.Request]bool{}}
+}
+
+const maxProblems = 20
+
+func (l *ledger) problem(format string, args ...any) {
+	if len(l.problems) < maxProblems {
+		l.problems = append(l.problems, fmt.Sprintf(format, args...))
+	}
+}
+
+func (l *ledger) dup(format string, args ...any) {
+	l.duplicates++
+	l.problem(format, args...)
+}
+
+// Trace runs under the queue lock, in event order.
+func (l *ledger) Trace(e *blkq.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if b := l.raQ; b != nil {
+		l.raQ = nil
+		if !(e.Bio == b && (e.Action == blkq.ActBackMerge || e.Action == blkq.ActFrontMerge || e.Action == blkq.ActGetRq)) {
+			l.dropRA(b)
+		}
+	}
+	switch e.Action {
+	case blkq.ActQueue:
+		if s, ok := l.live[e.Bio]; ok {
+			l.dup("Q of %v %d+%d while it is live (state %d)", e.Op, e.Sector, e.Sectors, s)
+			return
+		}
+		l.live[e.Bio] = waiting
+		l.queued++
+		if e.Flags&blkq.FlagReadAhead != 0 {
+			l.raQ = e.Bio
+		}
+	case blkq.ActBackMerge, blkq.ActFrontMerge, blkq.ActGetRq:
+		if s := l.live[e.Bio]; s != waiting && s != sleeping {
+			l.dup("%v for %v %d+%d in state %d", e.Action, e.Op, e.Sector, e.Sectors, s)
+			return
+		}
+		l.live[e.Bio] = inRequest
+	case blkq.ActSleepRq:
+		if s := l.live[e.Bio]; s != waiting && s != sleeping {
+			l.dup("S for %v %d+%d in state %d", e.Op, e.Sector, e.Sectors, s)
+			return
+		}
+		l.live[e.Bio] = sleeping
+	case blkq.ActIssue:
+		if l.issued[e.Rq] {
+			l.dup("D of request %v %d+%d already in flight", e.Op, e.Sector, e.Sectors)
+			return
+		}
+		l.issued[e.Rq] = true
+		l.rqIssued++
+	case blkq.ActComplete:
+		if !l.issued[e.Rq] {
+			l.dup("C of request %v %d+%d not in flight", e.Op, e.Sector, e.Sectors)
+			return
+		}
+		delete(l.issued, e.Rq)
+		l.rqCompleted++
+		e.Rq.Bios(func(b *blkq.Bio) {
+			if l.live[b] != inRequest {
+				l.dup("C carries %v %d+%d in state %d", b.Op, b.Sector, b.Sectors, l.live[b])
+				return
+			}
+			delete(l.live, b)
+			l.completed++
+		})
+	}
+}
+
+func (l *ledger) dropRA(b *blkq.Bio) {
+	if l.live[b] != waiting {
+		l.dup("read-ahead %d+%d ended without a request in state %d", b.Sector, b.Sectors, l.live[b])
+		return
+	}
+	delete(l.live, b)
+	l.dropped++
+}
+
+// forget ends a bio that ended with its Submit's context error: taken
+// back from a sleep (it must have slept and never got a request), or
+// refused before it reached the queue (never seen).
+func (l *ledger) forget(b *blkq.Bio) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch s, ok := l.live[b]; {
+	case !ok:
+		l.notQueued++
+	case s == sleeping:
+		delete(l.live, b)
+		l.forgotten++
+	default:
+		l.dup("cancelled %v %d+%d in state %d (only a sleeper can be taken back)", b.Op, b.Sector, b.Sectors, s)
+	}
+}
+
+// settle is called with the queue idle: a pending read-ahead Q resolves
+// to a drop, and every bio still live is lost.
+func (l *ledger) settle() (lost int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if b := l.raQ; b != nil {
+		l.raQ = nil
+		l.dropRA(b)
+	}
+	for b, s := range l.live {
+		l.problem("lost: %v %d+%d (flags %v) in state %d", b.Op, b.Sector, b.Sectors, b.Flags, s)
+	}
+	if n := len(l.issued); n > 0 {
+		l.problem("%d requests issued and never completed", n)
+	}
+	return int64(len(l.live) + len(l.issued))
+}
