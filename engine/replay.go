@@ -189,9 +189,12 @@ func Replay(name string, recs []ReplayRecord, opt Options, ro ReplayOptions) (*R
 	} else {
 		p.exec.AfterFunc(0, p.pump)
 	}
+	unwatch := p.watchStop(p.interrupt)
 	p.exec.Run()
+	unwatch()
 	end := p.exec.Now()
-	if p.ended != int64(len(recs)) || !p.q.Idle() {
+	res.Interrupted = p.interrupted
+	if p.ended != int64(len(recs)) && !(p.interrupted && p.inflight == 0) || !p.q.Idle() {
 		return nil, fmt.Errorf("internal error: %d of %d records ended; pool %+v", p.ended, len(recs), p.q.Pool())
 	}
 	if err := p.q.CheckInvariants(); err != nil {
@@ -249,6 +252,9 @@ func (p *replayer) taskFor(r *ReplayRecord) *replayTask {
 // arrive submits a record at its trace time (or queues it behind its
 // sleeping task).
 func (p *replayer) arrive(r *ReplayRecord) {
+	if p.stopDue() {
+		return // interrupted: the records not yet arrived are not replayed
+	}
 	rt := p.taskFor(r)
 	io := &replayIO{p: p, rec: r, idx: r.index, rt: rt}
 	io.bio = blkq.Bio{Op: r.Op, Flags: r.Flags, Sector: r.Sector, Sectors: r.Sectors, Private: io, EndIO: replayEndIO}
@@ -280,6 +286,9 @@ func (p *replayer) submit(io *replayIO) {
 
 // pump keeps IODepth records in flight (afap).
 func (p *replayer) pump() {
+	if p.stopDue() {
+		return
+	}
 	for p.next < len(p.recs) && p.inflight < p.ro.IODepth {
 		r := &p.recs[p.next]
 		if rt := p.tasks[r.PID]; rt != nil && rt.asleep {
@@ -308,12 +317,20 @@ func (p *replayer) done(io *replayIO, err error) {
 	} else if p.firstErr == nil {
 		p.firstErr = fmt.Errorf("record at line %d: %w", io.rec.Line, err)
 	}
-	if p.ended == int64(len(p.recs)) {
+	if p.ended == int64(len(p.recs)) || p.interrupted && p.inflight == 0 {
 		p.exec.Stop()
 		return
 	}
 	if p.ro.Timing == "afap" {
 		p.pump()
+	}
+}
+
+// interrupt ends an interrupted replay once its records in flight have
+// ended (done stops it when the last of them ends).
+func (p *replayer) interrupt() {
+	if p.inflight == 0 {
+		p.exec.Stop()
 	}
 }
 
