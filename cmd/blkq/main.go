@@ -7,6 +7,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -49,6 +50,10 @@ func main() {
 	default:
 		fmt.Fprintf(os.Stderr, "blkq: unknown command %q\n%s", os.Args[1], usage)
 		os.Exit(2)
+	}
+	var ie *interruptedError
+	if errors.As(err, &ie) {
+		os.Exit(ie.exitCode()) // fio's line and the report are out
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "blkq: %s\n", strings.TrimPrefix(err.Error(), "blkq: "))

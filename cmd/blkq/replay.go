@@ -60,6 +60,11 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	case *compare != "" && (f.format != "normal" || f.output != "" || f.traceFile != ""):
 		return fmt.Errorf("--compare prints one text table: it does not combine with --output-format, --output or --trace")
 	}
+	// From here on SIGINT and SIGTERM stop the replay and print its
+	// report (signal.go); the report goes through in.out, after fio's line.
+	in := notifyInterrupt(stdout)
+	defer in.release()
+	stdout = in.out
 	recs, warn, err := loadTrace(path, *format, *timeUnit)
 	if warn != nil {
 		fmt.Fprintf(stderr, "blkq: %v (replaying the %d records before it)\n", warn, len(recs))
@@ -68,7 +73,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ro := engine.ReplayOptions{Timing: *timing, Speed: *speed, IODepth: *iodepth, Strict: *strict}
-	base := engine.Options{Device: f.device, Scheduler: f.scheduler, NrRequests: f.nrRequests, NoMerges: f.nomerges, Alloc: f.alloc, Seed: f.seed}
+	base := engine.Options{Device: f.device, Scheduler: f.scheduler, NrRequests: f.nrRequests, NoMerges: f.nomerges, Alloc: f.alloc, Seed: f.seed, Stop: in.Stop()}
 	if f.sizeCap != "" {
 		if base.SizeCap, err = fio.ParseSize(f.sizeCap); err != nil || base.SizeCap <= 0 {
 			return fmt.Errorf("--size-cap=%s: want a size such as 64m", f.sizeCap)
@@ -82,7 +87,10 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		base.Attrs = append(base.Attrs, [2]string{k, v})
 	}
 	if *compare != "" {
-		return replayCompare(path, recs, base, ro, *compare, stdout, stderr)
+		if err := replayCompare(path, recs, base, ro, *compare, stdout, stderr); err != nil {
+			return err
+		}
+		return in.err(0)
 	}
 	var tw *trace.Writer
 	if f.traceFile != "" {
@@ -90,6 +98,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--trace: %w", err)
 		}
 		base.Tracers = append(base.Tracers, tw)
+		in.onExit(func() { tw.Close() }) // a second signal: end it at a record
 	}
 	res, err := engine.Replay(path, recs, base, ro)
 	if tw != nil {
@@ -113,7 +122,15 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	if err := f.writeReport(stdout, res.Run); err != nil {
 		return err
 	}
-	if js := res.Run.Jobs[0]; js.Error != 0 {
+	js := res.Run.Jobs[0]
+	failed := 0
+	if js.Error != 0 {
+		failed = 1
+	}
+	if err := in.err(failed); err != nil {
+		return err
+	}
+	if js.Error != 0 {
 		return fmt.Errorf("the replay failed: %s", js.ErrorText)
 	}
 	return nil
@@ -202,6 +219,12 @@ func replayCompare(path string, recs []engine.ReplayRecord, base engine.Options,
 			fmt.Sprintf("%.2f", lat.Mean()/1e6), fmt.Sprintf("%.2f", float64(lat.Percentile(99))/1e6), fmt.Sprintf("%.2f", float64(lat.Max())/1e6),
 			fmt.Sprint(js.Blkq.BackMerges + js.Blkq.FrontMerges), fmt.Sprint(js.Blkq.RequestsIssued), fmt.Sprintf("%.1f", js.Blkq.AvgRequestBytes()/1024), fmt.Sprintf("%.1f", util)})
 		fmt.Fprintf(stderr, "blkq: %s=%s replayed %d records in %s wall\n", key, v, len(recs), time.Since(start).Round(time.Millisecond))
+		if res.Interrupted {
+			// The table shows what ran: this setting's row is partial,
+			// the settings after it did not run.
+			rows[len(rows)-1][0] += " (interrupted)"
+			break
+		}
 	}
 	fmt.Fprintf(stdout, "%s: %d records on %s, timing %s\n\n", path, len(recs), deviceName(base.Device), ro.Timing)
 	fmt.Fprint(stdout, (&experiment.Table{Columns: cols, Rows: rows}).Format())

@@ -102,6 +102,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if f.runtimeCap < 0 {
 		return fmt.Errorf("--runtime-cap=%v: want a positive duration such as 5s", f.runtimeCap)
 	}
+	// From here on SIGINT and SIGTERM stop the run and print its report
+	// (signal.go); the report goes through in.out, after fio's line.
+	in := notifyInterrupt(stdout)
+	defer in.release()
+	stdout = in.out
 	var jobFiles []*fio.JobFile
 	if len(files) == 0 {
 		jf, err := fio.Parse("default.fio (embedded)", defaultJob, os.Getenv)
@@ -148,7 +153,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	opt := engine.Options{
 		Device: f.device, Scheduler: f.scheduler, NrRequests: f.nrRequests, NoMerges: f.nomerges,
 		Alloc: f.alloc, Seed: f.seed, SizeCap: sizeCap, RuntimeCap: f.runtimeCap, Attrs: attrs,
-		Progress: stderr,
+		Progress: stderr, Stop: in.Stop(),
 	}
 	var tw *trace.Writer
 	if f.traceFile != "" {
@@ -156,6 +161,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--trace: %w", err)
 		}
 		opt.Tracers = append(opt.Tracers, tw)
+		in.onExit(func() { tw.Close() }) // a second signal: end it at a record
 	}
 	res, err := engine.Run(jf, opt)
 	if tw != nil {
@@ -181,6 +187,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if js.Error != 0 {
 			failed++
 		}
+	}
+	if err := in.err(failed); err != nil {
+		return err
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d jobs failed (see err= in the report)", failed, len(res.Run.Jobs))
