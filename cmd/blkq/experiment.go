@@ -142,7 +142,7 @@ func writeInterruptedExperiment(w io.Writer, e *experiment.Experiment, outs []*e
 		enc.SetEscapeHTML(false)
 		return enc.Encode(map[string]any{"experiment": e.Name, "title": e.Title, "interrupted": true, "configs": cs})
 	}
-	fmt.Fprintf(w, "%s: interrupted after %d of %d configurations; the reports of what ran:\n", e.Title, len(outs), len(e.Configs))
+	fmt.Fprintf(w, "%s: interrupted in configuration %d of %d; the reports of what ran (the last up to the stop):\n", e.Title, len(outs), len(e.Configs))
 	for _, o := range outs {
 		fmt.Fprintf(w, "\n=== %s\n", o.Config.Name)
 		if err := report.WriteNormal(w, o.Result.Run); err != nil {
