@@ -48,7 +48,13 @@ func notifyInterrupt(stdout io.Writer) *interrupter {
 		exited: make(chan struct{}),
 		out:    &lockedWriter{w: stdout},
 	}
-	signal.Notify(in.sigs, os.Interrupt, syscall.SIGTERM)
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		// A signal the parent ignores stays ignored (a shell's
+		// background job ignores SIGINT): Notify would turn it back on.
+		if !signal.Ignored(sig) {
+			signal.Notify(in.sigs, sig)
+		}
+	}
 	go in.watch()
 	return in
 }

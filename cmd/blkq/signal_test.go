@@ -88,13 +88,14 @@ func tail(s string, n int) string {
 	return s
 }
 
-// waitForFile waits until path exists (the child is past its start: it
-// created the file it works on) or the child exits.
+// waitForFile waits until a file matching the pattern path exists (the
+// child is past its start: it created the file it works on, after its
+// signal handler was in place) or the child exits.
 func waitForFile(t *testing.T, c *child, path string) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		if _, err := os.Stat(path); err == nil {
+		if m, _ := filepath.Glob(path); len(m) > 0 {
 			return
 		}
 		select {
@@ -298,11 +299,12 @@ func TestSignalDuringReplayAndExperimentPrintsReport(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"replay", []string{"replay", "--device", "null", "--format", "disksim", "--time-unit", "1ms", tr}, "t.disksim: (groupid=0"},
-		{"experiment", []string{"experiment", "tiobench"}, "=== "},
+		{"replay", []string{"replay", "--device", "null", "--format", "disksim", "--time-unit", "1ms", "--trace", filepath.Join(dir, "replay.blktrace.0"), tr}, "t.disksim: (groupid=0"},
+		{"experiment", []string{"experiment", "--trace", filepath.Join(dir, "experiment"), "tiobench"}, "=== "},
 	} {
 		c := startBlkq(t, bin, tc.args...)
-		time.Sleep(time.Second) // the trace loaded, the replay or experiment under way
+		waitForFile(t, c, filepath.Join(dir, tc.name+"*.blktrace.0")) // its --trace file
+		time.Sleep(500 * time.Millisecond) // the replay or experiment under way
 		c.signal(syscall.SIGTERM)
 		ws := c.wait(t, 60*time.Second, tc.name)
 		out := c.stdout.String()
