@@ -34,6 +34,7 @@ type interrupter struct {
 	out     *lockedWriter
 	mu      sync.Mutex
 	sig     syscall.Signal // the first signal, 0 if none
+	decided bool           // err was called: the command's status is set
 	cleanup []func()       // run before exiting at a second signal
 }
 
@@ -62,26 +63,42 @@ func notifyInterrupt(stdout io.Writer) *interrupter {
 func (in *interrupter) watch() {
 	defer close(in.exited)
 	for {
-		var s os.Signal
 		select {
+		case s := <-in.sigs:
+			in.handle(s)
 		case <-in.quit:
-			return
-		case s = <-in.sigs:
+			for { // signals that came before release stopped them
+				select {
+				case s := <-in.sigs:
+					in.handle(s)
+				default:
+					return
+				}
+			}
 		}
-		sig, _ := s.(syscall.Signal)
-		in.mu.Lock()
-		first := in.sig == 0
-		if first {
-			in.sig = sig
-		}
-		in.mu.Unlock()
-		if first {
-			fmt.Fprintf(in.out, "\nfio: terminating on signal %d\n", int(sig))
-			close(in.stop)
-			continue
-		}
-		in.exitNow(sig)
 	}
+}
+
+// handle acts on one signal. The line is printed under in.mu, so that err
+// never reports an interruption whose line is not out yet.
+func (in *interrupter) handle(s os.Signal) {
+	sig, _ := s.(syscall.Signal)
+	in.mu.Lock()
+	switch {
+	case in.sig == 0 && in.decided:
+		// The command has its report out and is returning with its own
+		// status: too late to interrupt it.
+		in.mu.Unlock()
+		return
+	case in.sig == 0:
+		in.sig = sig
+		fmt.Fprintf(in.out, "\nfio: terminating on signal %d\n", int(sig))
+		close(in.stop)
+		in.mu.Unlock()
+		return
+	}
+	in.mu.Unlock()
+	in.exitNow(sig)
 }
 
 // exitNow runs the cleanups and dies of sig.
@@ -122,9 +139,12 @@ func (in *interrupter) release() {
 
 // err returns the interruption error if a signal came, else nil: failed
 // is the number of jobs that failed, which fio adds to its exit status.
+// Call it once the report is out: a first signal after it is ignored, as
+// the command is returning.
 func (in *interrupter) err(failed int) error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	in.decided = true
 	if in.sig == 0 {
 		return nil
 	}
