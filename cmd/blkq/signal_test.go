@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -42,6 +43,12 @@ type child struct {
 
 func startBlkq(t *testing.T, bin string, args ...string) *child {
 	t.Helper()
+	// A child inherits an ignored SIGINT (go test run as a background job
+	// of a script), and blkq leaves an ignored signal ignored: catch it
+	// here, so that the child starts with the default and takes its own.
+	if signal.Ignored(syscall.SIGINT) {
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGINT)
+	}
 	c := &child{cmd: exec.Command(bin, args...), done: make(chan struct{})}
 	c.cmd.Stdout, c.cmd.Stderr = &c.stdout, &c.stderr
 	if err := c.cmd.Start(); err != nil {
