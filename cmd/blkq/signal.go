@@ -11,14 +11,14 @@ import (
 )
 
 // SIGINT and SIGTERM during run, replay and experiment, as fio 3.33
-// handles them (backend.c, sig_int): the first prints "fio: terminating
-// on signal N" (after an empty line, on standard output, where fio's
-// log_info writes) and stops the jobs; the run then drains, writes back,
-// closes its trace and prints its report, and the command exits with
-// status 128 plus the number of failed jobs (fio's exit_value).
+// handles them: the first prints "fio: terminating on signal N" (after an
+// empty line, on standard output, where fio prints it) and stops the
+// jobs; the run then drains, writes back, closes its trace and prints its
+// report, and the command exits with fio's status for it: 128, plus one
+// per failed job.
 //
-// A second signal exits at once. fio 3.33 itself only repeats the line and
-// goes on waiting for its jobs; the issue asks for the way out that a
+// A second signal exits at once. fio 3.33 itself only prints the line
+// again and goes on waiting for its jobs; blkq gives the way out that a
 // user pressing Ctrl-C twice expects. The exit closes the trace files (so
 // that they end at a record boundary, which blkparse reads without a
 // complaint) and then dies of the signal, as a program without a handler
