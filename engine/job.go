@@ -85,6 +85,7 @@ func (j *job) now() blkq.Time { return j.r.exec.Now() }
 
 // begin starts the job's I/O.
 func (j *job) begin() {
+	j.r.stopDue() // an interruption cancels j
 	if j.finished {
 		return // cancelled by exitall before it started
 	}
@@ -154,6 +155,7 @@ func endIO(b *blkq.Bio, err error) {
 
 // pump issues I/O while the job may.
 func (j *job) pump() {
+	j.r.stopDue() // an interruption stops j: it issues nothing more
 	if j.finished || j.asleep || j.throttled || j.pumpTimer || !j.started {
 		return
 	}
@@ -460,6 +462,7 @@ func (j *job) wake(resume func() bool) {
 func (j *job) done(u *ioUnit, err error) {
 	j.inflight--
 	j.ended++
+	j.r.clockNow.Store(int64(j.now()))
 	if j.drain && j.inflight <= j.low {
 		j.drain = false
 	}

@@ -190,9 +190,12 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 	} else {
 		p.exec.AfterFunc(0, p.pump)
 	}
+	unwatch := p.watchStop(p.interrupt)
 	p.exec.Run()
+	unwatch()
 	end := p.exec.Now()
-	if p.ended != p.released || !p.feed.done() || !p.q.Idle() {
+	res.Interrupted = p.interrupted
+	if p.interrupted && p.inflight != 0 || !p.interrupted && (p.ended != p.released || !p.feed.done()) || !p.q.Idle() {
 		return nil, fmt.Errorf("internal error: %d of %d records ended; pool %+v", p.ended, p.released, p.q.Pool())
 	}
 	if err := p.q.CheckInvariants(); err != nil {
@@ -228,7 +231,7 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 // before the device events of the same nanosecond, as when every record
 // was scheduled at the start.
 func (p *replayer) scheduleArrivals() {
-	for p.pending < arrivalsAhead {
+	for p.pending < arrivalsAhead && !p.interrupted {
 		r := p.feed.pop()
 		if r == nil {
 			p.checkEnd()
@@ -284,6 +287,9 @@ func (p *replayer) taskFor(r *ReplayRecord) *replayTask {
 // arrive submits a record at its trace time (or queues it behind its
 // sleeping task).
 func (p *replayer) arrive(r *ReplayRecord) {
+	if p.stopDue() {
+		return // interrupted: the records not yet arrived are not replayed
+	}
 	rt := p.taskFor(r)
 	io := &replayIO{p: p, rec: r, idx: r.index, rt: rt}
 	p.released++
@@ -316,6 +322,9 @@ func (p *replayer) submit(io *replayIO) {
 
 // pump keeps IODepth records in flight (afap).
 func (p *replayer) pump() {
+	if p.stopDue() {
+		return
+	}
 	for p.inflight < p.ro.IODepth {
 		r := p.feed.peek()
 		if r == nil {
@@ -379,10 +388,22 @@ func (p *replayer) done(io *replayIO, err error) {
 	case p.firstErr == nil:
 		p.firstErr = fmt.Errorf("record at line %d: %w", io.rec.Line, err)
 	}
+	if p.interrupted && p.inflight == 0 {
+		p.exec.Stop()
+		return
+	}
 	if p.ro.Timing == "afap" {
 		p.pump()
 	} else {
 		p.checkEnd()
+	}
+}
+
+// interrupt ends an interrupted replay once its records in flight have
+// ended (done stops it when the last of them ends).
+func (p *replayer) interrupt() {
+	if p.inflight == 0 {
+		p.exec.Stop()
 	}
 }
 

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/blkq-dev/blkq"
@@ -79,26 +78,33 @@ func (r *runner) report(end blkq.Time) *report.Run {
 	return run
 }
 
-// progress prints a line every 2 s of wall time while the run lasts.
+// progressEvery is the progress line's period of wall time.
+var progressEvery = 2 * time.Second
+
+// progress prints a line every progressEvery of wall time while the run
+// lasts; stop ends it and returns once its goroutine has exited.
+//
+// The run's clock belongs to the executor, so the line shows r.clock: the
+// time of the latest queue event or job completion, stored as they happen
+// (a buffered job under the dirty limits makes no queue events at all).
 func (r *runner) progress() (stop func()) {
 	if r.opt.Progress == nil {
 		return func() {}
 	}
-	var done atomic.Bool
-	var vnow atomic.Int64
 	start := time.Now()
-	tick := time.NewTicker(2 * time.Second)
-	finished := make(chan struct{})
-	// The run's clock is read on the executor only: sample it through a
-	// cheap tracer hook.
-	r.q.AddTracer(blkq.TracerFunc(func(e *blkq.Event) { vnow.Store(int64(e.Time)) }))
+	tick := time.NewTicker(progressEvery)
+	quit := make(chan struct{})
+	exited := make(chan struct{})
+	r.q.AddTracer(blkq.TracerFunc(func(e *blkq.Event) { r.clockNow.Store(int64(e.Time)) }))
 	go func() {
-		defer close(finished)
-		for range tick.C {
-			if done.Load() {
+		defer close(exited)
+		for {
+			select {
+			case <-quit:
 				return
+			case <-tick.C:
 			}
-			now, wall := r.clock(blkq.Time(vnow.Load())), time.Since(start)
+			now, wall := r.clock(blkq.Time(r.clockNow.Load())), time.Since(start)
 			eta := ""
 			if rem, ok := r.etaRemaining(now); ok {
 				eta = " [eta " + fioETA(etaWall(rem, now, wall, r.simulated)) + "]"
@@ -108,9 +114,9 @@ func (r *runner) progress() (stop func()) {
 		}
 	}()
 	return func() {
-		done.Store(true)
 		tick.Stop()
-		// Do not wait for the goroutine: the ticker is stopped.
+		close(quit)
+		<-exited
 	}
 }
 

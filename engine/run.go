@@ -61,6 +61,12 @@ type Options struct {
 	CachePages           int
 	DirtyBackgroundRatio float64
 	DirtyRatio           float64
+	// Stop, when closed, interrupts the run, as SIGINT interrupts fio:
+	// the jobs issue nothing more, the I/O in flight ends, dirty pages are
+	// written back, and Run returns the report of what ran, with
+	// Result.Interrupted set (see stop.go). Nil: the run is not
+	// interruptible.
+	Stop <-chan struct{}
 }
 
 // Result is what a run produced.
@@ -82,6 +88,9 @@ type Result struct {
 	// Merged is, for a replay, what blkq did with each record's bio, in
 	// record order: 'M' back-merged, 'F' front-merged, 0 not merged.
 	Merged []byte
+	// Interrupted reports that Options.Stop ended the run before its
+	// jobs (or the trace's records) were done.
+	Interrupted bool
 }
 
 type runner struct {
@@ -105,10 +114,15 @@ type runner struct {
 
 	doneJobs atomic.Int64 // for the progress line, read off the executor
 
-	ioErrors     []string // fio's io_u error lines (ioerror.go)
-	ioErrorsLost int      // lines beyond maxIOErrorLines
-	wbErr        error    // the buffer cache's final write-back error
-	wbErrTaken   bool     // a job reports it
+	ioErrors     []string     // fio's io_u error lines (ioerror.go)
+	ioErrorsLost int          // lines beyond maxIOErrorLines
+	wbErr        error        // the buffer cache's final write-back error
+	wbErrTaken   bool         // a job reports it
+	clockNow     atomic.Int64 // the run's clock at its latest event, for the progress line
+
+	stopReq     atomic.Bool // Options.Stop was closed (set off the executor)
+	interrupted bool        // the executor has seen stopReq and stopped the jobs
+	onInterrupt func()      // what the interruption does (stop.go)
 }
 
 // Run runs every job of jf and returns the statistics.
@@ -165,9 +179,11 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 			r.schedule(j)
 		}
 	}
+	unwatch := r.watchStop(r.stopJobs)
 	stopProgress := r.progress()
 	r.exec.Run()
 	stopProgress()
+	unwatch()
 	var cacheStats *bcache.Stats
 	if r.cache != nil {
 		// Write back everything (the run's end includes it); then the
@@ -187,6 +203,7 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	}
 	r.disk.Flush(end)
 	res.Elapsed = time.Duration(end)
+	res.Interrupted = r.interrupted
 	res.Disk = *r.disk // before the read-back check below adds its reads
 	res.Run = r.report(end)
 	if r.sc != nil {
@@ -495,6 +512,10 @@ func (r *runner) jobFinished(j *job) {
 		}
 	}
 	if r.left == 0 {
+		if r.sc != nil && r.interrupted {
+			r.sc.writeBackAll(r.exec.Stop)
+			return
+		}
 		if r.sc != nil {
 			// Let write-back in flight end; what is still dirty stays
 			// dirty, as fio leaves it without end_fsync.

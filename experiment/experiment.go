@@ -10,6 +10,7 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -105,7 +106,16 @@ type Options struct {
 	// Tracer, if set, gives each configuration's run an extra tracer (a
 	// blktrace writer, say) and is told when the run is over.
 	Tracer func(config string) (t blkq.Tracer, done func() error, err error)
+	// Stop, when closed, interrupts the experiment (engine.Options.Stop):
+	// the configuration running ends early, the later ones do not run,
+	// and Run returns the outcomes so far with ErrInterrupted.
+	Stop <-chan struct{}
 }
+
+// ErrInterrupted is Run's error when Options.Stop ended it: the outcomes
+// it returns are those of the configurations that ran, the last one cut
+// short, and there is no table.
+var ErrInterrupted = errors.New("experiment interrupted")
 
 // waitLog records allocation waits and per-second throughput from the
 // event stream.
@@ -146,6 +156,7 @@ func Run(e *Experiment, o Options) ([]*Outcome, *Table, error) {
 		}
 		opt := c.Options
 		opt.Seed = o.Seed
+		opt.Stop = o.Stop
 		log := &waitLog{}
 		opt.Tracers = append(append([]blkq.Tracer(nil), opt.Tracers...), log)
 		var done func() error
@@ -166,6 +177,9 @@ func Run(e *Experiment, o Options) ([]*Outcome, *Table, error) {
 			return nil, nil, fmt.Errorf("experiment %s, %s: %w", e.Name, c.Name, err)
 		}
 		outs = append(outs, &Outcome{Config: c, Result: res, Waits: log.waits, Throughput: log.bytes})
+		if res.Interrupted {
+			return outs, nil, ErrInterrupted
+		}
 	}
 	return outs, e.Analyze(outs), nil
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/engine"
 	"github.com/blkq-dev/blkq/experiment"
+	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/trace"
 )
 
@@ -67,7 +70,12 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--plot: %w", err)
 		}
 	}
-	eo := experiment.Options{Seed: *seed, Scale: *scale}
+	// From here on SIGINT and SIGTERM stop the experiment and print the
+	// reports of what ran (signal.go).
+	in := notifyInterrupt(stdout)
+	defer in.release()
+	stdout = in.out
+	eo := experiment.Options{Seed: *seed, Scale: *scale, Stop: in.Stop()}
 	if *tracePrefix != "" {
 		eo.Tracer = func(config string) (blkq.Tracer, func() error, error) {
 			name := fmt.Sprintf("%s-%s.blktrace.0", *tracePrefix, traceSafe(config))
@@ -76,10 +84,17 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 				return nil, nil, fmt.Errorf("--trace: %w", err)
 			}
 			fmt.Fprintf(stderr, "blkq: tracing %s to %s\n", config, name)
+			in.onExit(func() { w.Close() }) // a second signal: end it at a record
 			return w, w.Close, nil
 		}
 	}
 	outs, tab, err := experiment.Run(e, eo)
+	if errors.Is(err, experiment.ErrInterrupted) {
+		if err := writeInterruptedExperiment(stdout, e, outs, *format); err != nil {
+			return err
+		}
+		return in.err(0)
+	}
 	if err != nil {
 		return err
 	}
@@ -100,6 +115,38 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "wrote %s\n", f)
 		}
 		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeInterruptedExperiment prints, for an experiment a signal cut
+// short, the fio report of each configuration that ran (the last one up to
+// the stop): there is no comparison table, since it needs them all.
+func writeInterruptedExperiment(w io.Writer, e *experiment.Experiment, outs []*experiment.Outcome, format string) error {
+	if format == "json" {
+		type config struct {
+			Name   string          `json:"config"`
+			Report json.RawMessage `json:"report"`
+		}
+		var cs []config
+		for _, o := range outs {
+			var b bytes.Buffer
+			if err := report.WriteJSON(&b, o.Result.Run); err != nil {
+				return err
+			}
+			cs = append(cs, config{o.Config.Name, b.Bytes()})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(map[string]any{"experiment": e.Name, "title": e.Title, "interrupted": true, "configs": cs})
+	}
+	fmt.Fprintf(w, "%s: interrupted in configuration %d of %d; the reports of what ran (the last up to the stop):\n", e.Title, len(outs), len(e.Configs))
+	for _, o := range outs {
+		fmt.Fprintf(w, "\n=== %s\n", o.Config.Name)
+		if err := report.WriteNormal(w, o.Result.Run); err != nil {
 			return err
 		}
 	}

@@ -1,18 +1,15 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/blkq-dev/blkq"
@@ -69,10 +66,13 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 		return usagef("--interval=%v: want it shorter than --duration=%v", *interval, *duration)
 	}
 	// Ctrl-C or SIGTERM ends the measurement early, from here on, so the
-	// scratch file is always removed.
-	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stopSignals()
+	// scratch file is always removed; a second one exits at once, and
+	// removes it first (signal.go).
+	in := notifyInterrupt(io.Discard) // no fio line: cyclictest prints none
+	defer in.release()
+	interrupted := in.Stop()
 	path := filepath.Join(*dir, fmt.Sprintf("blkq-latency-%d", os.Getpid()))
+	in.onExit(func() { os.Remove(path) })
 	defer os.Remove(path)
 	const fileSize = 256 << 20
 	dev, err := device.OpenFile(path, device.FileOptions{Size: fileSize})
@@ -88,33 +88,65 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// At most writerGate writers are inside the cache at once; the others
+	// wait their turn between bursts. With a hundred thousand writers
+	// queued on the cache's lock, ending the run (Close takes that lock)
+	// would wait for every one of them to write its page first: the gate
+	// keeps the queue short, as a machine's CPUs bound how many threads
+	// spin on a kernel spinlock. The writers look at halt before each
+	// page, so that they stop within a page once the measurement ends.
+	// They all start together once spawned: spawning a hundred thousand
+	// among writers already running would take seconds.
 	stop := make(chan struct{})
+	begin := make(chan struct{})
+	gate := make(chan struct{}, writerGate)
+	var halt atomic.Bool
 	var wg sync.WaitGroup
 	var written atomic.Int64
+	buf := make([]byte, 4096) // shared by the writers: WriteAt only reads it
+	share := fileSize / int64(max(*writers, 1))
+	span := max(share/4096-32, 1)
+spawn:
 	for w := range *writers {
+		select {
+		case <-interrupted:
+			break spawn
+		default:
+		}
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(w), 7))
-			buf := make([]byte, 4096)
-			base := int64(w) * (fileSize / int64(*writers)) &^ 4095
-			span := fileSize / int64(*writers) / 4096
+			base := int64(w) * share &^ 4095
+			select {
+			case <-begin:
+			case <-stop:
+				return
+			}
 			for {
+				// Bursts of contiguous pages, then a short pause.
 				select {
+				case gate <- struct{}{}:
 				case <-stop:
 					return
-				default:
 				}
-				// Bursts of contiguous pages, then a short pause.
-				page := rng.Int64N(max(span-32, 1))
+				page := rng.Int64N(span)
 				for i := range int64(32) {
-					if _, err := cache.WriteAt(buf, base+(page+i)*4096); err != nil {
-						return
+					if halt.Load() {
+						break
+					}
+					if _, err := cache.WriteAt(buf, min(base+(page+i)*4096, fileSize-4096)); err != nil {
+						break
 					}
 					written.Add(4096)
+				}
+				<-gate
+				if halt.Load() {
+					return
 				}
 				time.Sleep(time.Duration(rng.IntN(500)) * time.Microsecond)
 			}
 		})
 	}
+	close(begin)
 	control := lockstat.New(*cpuHold)
 	wg.Go(func() {
 		var mu sync.Mutex
@@ -143,13 +175,24 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 	var samples []int64 // ns late, for an exact histogram
 	next := time.Now().Add(*interval)
 	end := time.Now().Add(*duration)
-	for time.Now().Before(end) && ctx.Err() == nil {
-		wait := min(time.Until(next), time.Until(end)) // no sample past the end
-		select {                                       // interruptible, for Ctrl-C
-		case <-time.After(wait):
-		case <-ctx.Done():
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	stopped := func() bool {
+		select {
+		case <-interrupted:
+			return true
+		default:
+			return false
 		}
-		if ctx.Err() != nil || time.Now().Before(next) {
+	}
+	for time.Now().Before(end) && !stopped() {
+		wait := min(time.Until(next), time.Until(end)) // no sample past the end
+		timer.Reset(wait)
+		select { // interruptible, for Ctrl-C
+		case <-timer.C:
+		case <-interrupted:
+		}
+		if stopped() || time.Now().Before(next) {
 			break
 		}
 		late := time.Since(next)
@@ -160,11 +203,13 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 			next = time.Now().Add(*interval) // fell a whole period behind: do not burst
 		}
 	}
+	halt.Store(true)
 	close(stop)
+	st := cache.Stats() // the measurement's, before the final write-back
+	closeErr := cache.Close()
 	wg.Wait()
-	st := cache.Stats()
-	if err := cache.Close(); err != nil {
-		return err
+	if closeErr != nil {
+		return closeErr
 	}
 	// Done with the scratch file: remove it before printing, so that a
 	// reader that stops early (| head) does not leave it behind.
@@ -195,6 +240,10 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  >= %-8d: %d\n", lo, counts[len(bounds)])
 	return nil
 }
+
+// writerGate is how many of blkq latency's writers may be inside the
+// buffer cache at once.
+const writerGate = 256
 
 // lockLine prints one lock's hold times.
 func lockLine(w io.Writer, name string, s lockstat.Stats) {

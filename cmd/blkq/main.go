@@ -98,6 +98,10 @@ func exitStatus(err error, stderr io.Writer) int {
 		}
 		return 2
 	default:
+		var ie *interruptedError
+		if errors.As(err, &ie) {
+			return ie.exitCode() // fio's line and the report are out
+		}
 		fmt.Fprintf(stderr, "blkq: %s\n", strings.TrimPrefix(err.Error(), "blkq: "))
 		return 1
 	}

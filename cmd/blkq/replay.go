@@ -73,6 +73,12 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	// From here on SIGINT and SIGTERM stop the replay and print its
+	// report (signal.go); the report goes through in.out, after fio's line.
+	in := notifyInterrupt(stdout)
+	defer in.release()
+	stdout = in.out
+	base.Stop = in.Stop()
 	src, err := traceSource(path, *format, *timeUnit)
 	if err != nil {
 		return err
@@ -91,7 +97,10 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if *compare != "" {
-		return replayCompare(path, src, base, ro, settings, stdout, stderr)
+		if err := replayCompare(path, src, base, ro, settings, stdout, stderr); err != nil {
+			return err
+		}
+		return in.err(0)
 	}
 	var tw *trace.Writer
 	if f.traceFile != "" {
@@ -99,6 +108,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--trace: %w", err)
 		}
 		base.Tracers = append(base.Tracers, tw)
+		in.onExit(func() { tw.Close() }) // a second signal: end it at a record
 	}
 	res, err := engine.ReplayStream(path, src, base, ro)
 	if tw != nil {
@@ -122,7 +132,15 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	if err := f.writeReport(stdout, res.Run); err != nil {
 		return err
 	}
-	if js := res.Run.Jobs[0]; js.Error != 0 {
+	js := res.Run.Jobs[0]
+	failed := 0
+	if js.Error != 0 {
+		failed = 1
+	}
+	if err := in.err(failed); err != nil {
+		return err
+	}
+	if js.Error != 0 {
 		return fmt.Errorf("the replay failed: %s", js.ErrorText)
 	}
 	return nil
@@ -231,6 +249,12 @@ func replayCompare(path string, src engine.ReplaySource, base engine.Options, ro
 			fmt.Sprintf("%.2f", lat.Mean()/1e6), fmt.Sprintf("%.2f", float64(lat.Percentile(99))/1e6), fmt.Sprintf("%.2f", float64(lat.Max())/1e6),
 			fmt.Sprint(js.Blkq.BackMerges + js.Blkq.FrontMerges), fmt.Sprint(js.Blkq.RequestsIssued), fmt.Sprintf("%.1f", js.Blkq.AvgRequestBytes()/1024), fmt.Sprintf("%.1f", util)})
 		fmt.Fprintf(stderr, "blkq: %s replayed %d records in %s wall\n", set.name, nrecs, time.Since(start).Round(time.Millisecond))
+		if res.Interrupted {
+			// The table shows what ran: this setting's row is partial,
+			// the settings after it did not run.
+			rows[len(rows)-1][0] += " (interrupted)"
+			break
+		}
 	}
 	fmt.Fprintf(stdout, "%s: %d records on %s, timing %s\n\n", path, nrecs, deviceName(base.Device), ro.Timing)
 	fmt.Fprint(stdout, (&experiment.Table{Columns: cols, Rows: rows}).Format())

@@ -85,6 +85,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	opt.RuntimeCap, opt.Progress = f.runtimeCap, stderr
+	// From here on SIGINT and SIGTERM stop the run and print its report
+	// (signal.go); the report goes through in.out, after fio's line.
+	in := notifyInterrupt(stdout)
+	defer in.release()
+	stdout = in.out
+	opt.Stop = in.Stop()
 	var jobFiles []*fio.JobFile
 	if len(files) == 0 {
 		jf, err := fio.Parse("default.fio (embedded)", defaultJob, os.Getenv)
@@ -126,6 +132,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--trace: %w", err)
 		}
 		opt.Tracers = append(opt.Tracers, tw)
+		in.onExit(func() { tw.Close() }) // a second signal: end it at a record
 	}
 	res, err := engine.Run(jf, opt)
 	if tw != nil {
@@ -154,6 +161,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if js.Error != 0 {
 			failed++
 		}
+	}
+	if err := in.err(failed); err != nil {
+		return err
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d jobs failed (see err= in the report)", failed, len(res.Run.Jobs))
