@@ -111,9 +111,12 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		in.onExit(func() { tw.Close() }) // a second signal: end it at a record
 	}
 	res, err := engine.ReplayStream(path, src, base, ro)
+	// A trace that could not be written (ENOSPC) fails the command, but
+	// after the report: the run itself ran and its figures are true.
+	var traceErr error
 	if tw != nil {
-		if cerr := tw.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("--trace %s: %w", f.traceFile, cerr)
+		if cerr := tw.Close(); cerr != nil {
+			traceErr = fmt.Errorf("--trace %s: %w", f.traceFile, cerr)
 		}
 	}
 	if err != nil {
@@ -131,6 +134,10 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := f.writeReport(stdout, res.Run); err != nil {
 		return err
+	}
+	if traceErr != nil {
+		in.err(0) // decided: a signal now is too late
+		return traceErr
 	}
 	js := res.Run.Jobs[0]
 	failed := 0

@@ -138,9 +138,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		in.onExit(func() { tw.Close() }) // a second signal: end it at a record
 	}
 	res, err := engine.Run(jf, opt)
+	// A trace that could not be written (ENOSPC) fails the command, but
+	// after the report: the run itself ran and its figures are true.
+	var traceErr error
 	if tw != nil {
-		if cerr := tw.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("--trace %s: %w", f.traceFile, cerr)
+		if cerr := tw.Close(); cerr != nil {
+			traceErr = fmt.Errorf("--trace %s: %w", f.traceFile, cerr)
 		}
 	}
 	if err != nil {
@@ -157,6 +160,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := f.writeReport(stdout, res.Run); err != nil {
 		return err
+	}
+	if traceErr != nil {
+		in.err(0) // decided: a signal now is too late
+		return traceErr
 	}
 	// As fio does, a run in which a job failed exits non-zero.
 	failed := 0
