@@ -208,3 +208,23 @@ func TestReplayRefusesFlagsItWouldIgnore(t *testing.T) {
 		t.Errorf("--parse-only created the device file %s", img)
 	}
 }
+
+// TestLatencyWritersHaveALimit: --writers beyond 100,000 is a usage error
+// naming the value, before a writer starts or a scratch file is made
+// (100 million writers grew to every byte of memory, ignoring --duration).
+func TestLatencyWritersHaveALimit(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"100001", "100000000", "9223372036854775807"} {
+		var o, e strings.Builder
+		err := cmdLatency([]string{"--dir", dir, "--duration=1s", "--writers", n}, &o, &e)
+		if err == nil || !isUsage(err) || !strings.Contains(err.Error(), "--writers="+n) || !strings.Contains(err.Error(), "100000") {
+			t.Errorf("--writers %s: %v; want a usage error naming the value and the limit", n, err)
+		}
+		if o.Len() != 0 {
+			t.Errorf("--writers %s: measured: %s", n, o.String())
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left %d files in --dir", len(ents))
+	}
+}

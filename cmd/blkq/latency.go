@@ -59,6 +59,9 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 	if *duration <= 0 || *writers < 0 {
 		return usagef("--duration=%v, --writers=%d: want a positive duration and writers not negative", *duration, *writers)
 	}
+	if *writers > maxLatencyWriters {
+		return usagef("--writers=%d: at most %d (each writer is a goroutine: about 3 KiB each)", *writers, maxLatencyWriters)
+	}
 	if res := probeResolution(); *interval < res {
 		return usagef("--interval=%v: below the probe's resolution of %v (its clock's, and the µs cyclictest's -i counts)", *interval, res)
 	}
@@ -240,6 +243,12 @@ spawn:
 	fmt.Fprintf(stdout, "  >= %-8d: %d\n", lo, counts[len(bounds)])
 	return nil
 }
+
+// maxLatencyWriters bounds --writers, so that memory is bounded whatever
+// the flag says: 100,000 writers take about 320 MB; 100 million took
+// every byte of the machine before the first sample. dbench, whose load
+// the writers imitate, runs tens to hundreds of clients.
+const maxLatencyWriters = 100_000
 
 // writerGate is how many of blkq latency's writers may be inside the
 // buffer cache at once.

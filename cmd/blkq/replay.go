@@ -111,9 +111,12 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		in.onExit(func() { tw.Close() }) // a second signal: end it at a record
 	}
 	res, err := engine.ReplayStream(path, src, base, ro)
+	// A trace that could not be written (ENOSPC) fails the command, but
+	// after the report: the run itself ran and its figures are true.
+	var traceErr error
 	if tw != nil {
-		if cerr := tw.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("--trace %s: %w", f.traceFile, cerr)
+		if cerr := tw.Close(); cerr != nil {
+			traceErr = fmt.Errorf("--trace %s: %w", f.traceFile, cerr)
 		}
 	}
 	if err != nil {
@@ -131,6 +134,10 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := f.writeReport(stdout, res.Run); err != nil {
 		return err
+	}
+	if traceErr != nil {
+		in.err(0) // decided: a signal now is too late
+		return traceErr
 	}
 	js := res.Run.Jobs[0]
 	failed := 0
@@ -151,6 +158,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 // format is detected from the first 64 KiB, so a large file of garbage
 // fails at once without being read.
 func traceSource(path, format string, unit time.Duration) (engine.ReplaySource, error) {
+	if err := checkRereadable(path); err != nil {
+		return nil, err
+	}
 	head, err := readHead(path, 64<<10)
 	if err != nil {
 		return nil, err
@@ -181,6 +191,23 @@ func traceSource(path, format string, unit time.Duration) (engine.ReplaySource, 
 		}
 		return &textRecords{r: r, f: fh}, nil
 	}, nil
+}
+
+// checkRereadable refuses a trace that cannot be read twice: a replay
+// opens its trace several times (detection, sizing the device, checking
+// the records, replaying), and a pipe, FIFO or socket gives each open
+// only what the previous ones left, so the replay would parse the middle
+// of the stream, call it malformed, or wait for ever for a writer. A
+// process substitution, <(zcat trace.gz), is such a pipe.
+func checkRereadable(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0 {
+		return fmt.Errorf("%s: a pipe, FIFO or socket: replay reads its trace more than once; save it to a file first", path)
+	}
+	return nil
 }
 
 // readHead returns up to n bytes from the start of the file at path.

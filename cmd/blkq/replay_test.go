@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/blkq-dev/blkq/trace"
 )
@@ -145,6 +147,30 @@ func TestLatencyProbe(t *testing.T) {
 		}
 		if !found {
 			t.Fatalf("output lacks the %s line:\n%s", lock, o.String())
+		}
+	}
+}
+
+// TestReplayOfAPipeIsRefusedBeforeReading: a trace given as a pipe (a
+// FIFO here; a process substitution is one) is refused by name at once,
+// instead of a parse error in the middle of the stream or a hang at the
+// second open.
+func TestReplayOfAPipeIsRefusedBeforeReading(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "trace.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{fifo}, {"--parse-only", fifo}, {"--format", "blktrace", fifo}} {
+		done := make(chan error, 1)
+		var o, e strings.Builder
+		go func() { done <- cmdReplay(args, &o, &e) }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "pipe, FIFO or socket") || !strings.Contains(err.Error(), fifo) {
+				t.Errorf("replay %q: err = %v, want the FIFO refused by name", args, err)
+			}
+		case <-time.After(time.Minute): // no writer: an open of the FIFO would block for ever
+			t.Fatalf("replay %q of a FIFO with no writer did not return", args)
 		}
 	}
 }

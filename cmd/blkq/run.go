@@ -85,12 +85,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	opt.RuntimeCap, opt.Progress = f.runtimeCap, stderr
-	// From here on SIGINT and SIGTERM stop the run and print its report
-	// (signal.go); the report goes through in.out, after fio's line.
-	in := notifyInterrupt(stdout)
-	defer in.release()
-	stdout = in.out
-	opt.Stop = in.Stop()
 	var jobFiles []*fio.JobFile
 	if len(files) == 0 {
 		jf, err := fio.Parse("default.fio (embedded)", defaultJob, os.Getenv)
@@ -120,6 +114,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if f.parseOnly {
 		return nil
 	}
+	// From here on SIGINT and SIGTERM stop the run and print its report
+	// (signal.go); the report goes through in.out, after fio's line.
+	// Not before: while the job files are read (a FIFO may block in open
+	// for ever) a signal has its default effect, as in fio, rather than
+	// a "terminating" line and a wait for a second signal.
+	in := notifyInterrupt(stdout)
+	defer in.release()
+	stdout = in.out
+	opt.Stop = in.Stop()
 	// Several job files make one run, as with fio: their jobs run
 	// together (each file's groups numbered after the previous file's).
 	jf := jobFiles[0]
@@ -135,9 +138,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		in.onExit(func() { tw.Close() }) // a second signal: end it at a record
 	}
 	res, err := engine.Run(jf, opt)
+	// A trace that could not be written (ENOSPC) fails the command, but
+	// after the report: the run itself ran and its figures are true.
+	var traceErr error
 	if tw != nil {
-		if cerr := tw.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("--trace %s: %w", f.traceFile, cerr)
+		if cerr := tw.Close(); cerr != nil {
+			traceErr = fmt.Errorf("--trace %s: %w", f.traceFile, cerr)
 		}
 	}
 	if err != nil {
@@ -154,6 +160,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := f.writeReport(stdout, res.Run); err != nil {
 		return err
+	}
+	if traceErr != nil {
+		in.err(0) // decided: a signal now is too late
+		return traceErr
 	}
 	// As fio does, a run in which a job failed exits non-zero.
 	failed := 0

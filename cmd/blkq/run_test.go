@@ -121,3 +121,30 @@ func TestFailedJobExitsNonZero(t *testing.T) {
 		t.Fatalf("--output was overwritten by a failed run: %q", b)
 	}
 }
+
+// TestTraceWriteErrorStillPrintsReport: a --trace that cannot be written
+// (ENOSPC: /dev/full) fails run and replay with the trace's error, after
+// the report of the run, which ran and whose figures are true.
+func TestTraceWriteErrorStillPrintsReport(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI has Linux's /dev/full:", err)
+		}
+		t.Skip("no /dev/full:", err)
+	}
+	out, _, err := runCLI(t, "--runtime-cap=1s", "--trace", "/dev/full")
+	if err == nil || !strings.Contains(err.Error(), "--trace /dev/full") || !strings.Contains(err.Error(), "no space left") {
+		t.Errorf("run: err = %v, want the trace's ENOSPC", err)
+	}
+	if !strings.Contains(out, "Run status group 0") || !strings.Contains(out, "Disk stats (read/write):") {
+		t.Errorf("run: no report printed:\n%s", out)
+	}
+	var o, e bytes.Buffer
+	err = cmdReplay([]string{"--trace", "/dev/full", "../../testdata/traces/mqsim-tpcc-small.trace"}, &o, &e)
+	if err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Errorf("replay: err = %v, want the trace's ENOSPC", err)
+	}
+	if !strings.Contains(o.String(), "issued rwts: total=4381,2618,0,0") {
+		t.Errorf("replay: no report of the whole trace printed:\n%s", o.String())
+	}
+}

@@ -402,3 +402,51 @@ func TestInterrupterFirstSignal(t *testing.T) {
 		t.Fatalf("printed %q", got)
 	}
 }
+
+// TestSignalWhileReadingJobFileEndsTheProcess: SIGINT while run still
+// reads its job files (here it blocks opening a FIFO nobody writes to)
+// ends blkq, as it ends fio, instead of printing "terminating" and waiting
+// for a second signal.
+func TestSignalWhileReadingJobFileEndsTheProcess(t *testing.T) {
+	bin := buildBlkq(t)
+	fifo := filepath.Join(t.TempDir(), "job.fio")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := startBlkq(t, bin, "run", fifo)
+	// Signal once the child sleeps in the FIFO's open(2) (a thread's
+	// wchan is the kernel's wait for the other end).
+	waitForFIFOOpen(t, c)
+	c.signal(syscall.SIGINT)
+	ws := c.wait(t, 30*time.Second, "run of a FIFO job file after SIGINT")
+	if !ws.Signaled() || ws.Signal() != syscall.SIGINT {
+		t.Errorf("status %v, want killed by SIGINT\nstdout:\n%s", ws, c.stdout.String())
+	}
+	if strings.Contains(c.stdout.String(), "terminating") {
+		t.Errorf("stdout %q: a signal before the run printed fio's line", c.stdout.String())
+	}
+}
+
+// waitForFIFOOpen waits until a thread of the child sleeps in the kernel's
+// open of a FIFO (wchan wait_for_partner).
+func waitForFIFOOpen(t *testing.T, c *child) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", c.cmd.Process.Pid))
+		for _, w := range tasks {
+			if b, _ := os.ReadFile(w); string(b) == "wait_for_partner" {
+				return
+			}
+		}
+		select {
+		case <-c.done:
+			t.Fatalf("exited before opening the FIFO: %v\n%s", c.err, c.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("not blocked opening the FIFO after a minute")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
