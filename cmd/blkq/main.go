@@ -124,15 +124,26 @@ func usagef(format string, a ...any) error {
 
 // parseFlags parses a command's flags, which may come before or after its
 // arguments, and returns the arguments. ok is false when the command is to
-// return err at once: nil after -h or --help (the flag package printed the
-// usage), or a usage error for a bad flag (printed, with the usage).
+// return err at once: nil after -h or --help (the usage is printed), or a
+// usage error of one line for a bad flag, naming it as the README writes
+// flags (--name) and pointing at the command's help, instead of the flag
+// package's error followed by every flag.
 func parseFlags(fs *flag.FlagSet, args []string) (rest []string, ok bool, err error) {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
 	rest, err = parseInterleaved(fs, args)
+	fs.Usage = usage
+	fs.SetOutput(out)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
 		return nil, false, nil
 	case err != nil:
-		return nil, false, &usageError{err: err, printed: true}
+		msg := strings.NewReplacer("defined: -", "defined: --", "flag -", "flag --").Replace(err.Error())
+		cmd := strings.TrimPrefix(fs.Name(), "blkq ")
+		top, _, _ := strings.Cut(cmd, " ") // blkq help takes the command: trace, not trace print
+		return nil, false, usagef("%s: %s (blkq help %s lists the flags)", cmd, msg, top)
 	}
 	return rest, true, nil
 }

@@ -26,13 +26,16 @@ func TestUsageErrorsExitTwoAndPrintOnce(t *testing.T) {
 		args []string
 		want string // the error, which must appear exactly once
 	}{
-		{[]string{"run", "--bogus"}, "flag provided but not defined: -bogus"},
-		{[]string{"replay", "--bogus", "x.trace"}, "flag provided but not defined: -bogus"},
-		{[]string{"experiment", "--bogus", "list"}, "flag provided but not defined: -bogus"},
-		{[]string{"latency", "--bogus"}, "flag provided but not defined: -bogus"},
-		{[]string{"trace", "print", "--bogus", "x"}, "flag provided but not defined: -bogus"},
-		{[]string{"version", "--bogus"}, "flag provided but not defined: -bogus"},
-		{[]string{"run", "--nr-requests=abc"}, `invalid value "abc" for flag -nr-requests`},
+		{[]string{"run", "--bogus"}, "flag provided but not defined: --bogus"},
+		{[]string{"replay", "--bogus", "x.trace"}, "flag provided but not defined: --bogus"},
+		{[]string{"experiment", "--bogus", "list"}, "flag provided but not defined: --bogus"},
+		{[]string{"latency", "--bogus"}, "flag provided but not defined: --bogus"},
+		{[]string{"trace", "print", "--bogus", "x"}, "flag provided but not defined: --bogus"},
+		{[]string{"version", "--bogus"}, "flag provided but not defined: --bogus"},
+		{[]string{"run", "--nr-requests=abc"}, `invalid value "abc" for flag --nr-requests`},
+		{[]string{"run", "--device", "bogus", "--parse-only"}, `--device="bogus": want sim:hdd, sim:ssd, null or file:PATH`},
+		{[]string{"run", "--device", "file:"}, `--device="file:": want`},
+		{[]string{"replay", "--device", "sim:floppy", "x.trace"}, `--device="sim:floppy": want`},
 		{[]string{"run", "--nr-requests=0"}, "--nr-requests=0: want 1..2048"},
 		{[]string{"replay"}, "replay: want one trace file, got 0 arguments"},
 		{[]string{"replay", "a", "b"}, "replay: want one trace file, got 2 arguments"},

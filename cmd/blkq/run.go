@@ -187,6 +187,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 func (f *runFlags) options() (engine.Options, error) {
 	opt := engine.Options{Device: f.device, Scheduler: f.scheduler, NrRequests: f.nrRequests, NoMerges: f.nomerges,
 		Alloc: f.alloc, Seed: f.seed}
+	switch d := f.device; {
+	case d == "", d == "sim:hdd", d == "sim:ssd", d == "null":
+	case strings.HasPrefix(d, "file:") && len(d) > len("file:"):
+	default:
+		return opt, usagef("--device=%.80q: want sim:hdd, sim:ssd, null or file:PATH", d)
+	}
 	if f.nrRequests < 1 || f.nrRequests > 2048 {
 		return opt, usagef("--nr-requests=%d: want 1..2048 (values below 4 become 4, as in Linux)", f.nrRequests)
 	}
