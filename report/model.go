@@ -4,7 +4,9 @@ package report
 // line after the job header lines, and the JSON "fio version" key) when
 // [Run.Version] is empty. It names blkq and the fio release whose output
 // format the reports follow, so a reader can tell the two programs apart.
-const DefaultVersion = "blkq-0.1 (fio-3.33 compatible)"
+// The command line sets Run.Version to name its own build ("blkq-v0.3.0
+// (fio-3.33 compatible)", or "blkq-devel ..." from a checkout).
+const DefaultVersion = "blkq (fio-3.33 compatible)"
 
 // Dir is an I/O direction, indexing the per-direction arrays of this
 // package in fio's order.

@@ -123,3 +123,18 @@ func TestModuleVersionFromBuildInfo(t *testing.T) {
 		}
 	}
 }
+
+// TestReportNamesTheVersionBlkqVersionPrints: the report's version line
+// (fio's "fio-3.33" place, JSON "fio version") names the same build as
+// blkq version.
+func TestReportNamesTheVersionBlkqVersionPrints(t *testing.T) {
+	_, ver, _ := blkqCLI("version")
+	v := strings.Fields(ver)[2] // "blkq version V (goX)"
+	status, out, errOut := blkqCLI("run", "--runtime-cap", "100ms", "--output-format", "json")
+	if status != 0 {
+		t.Fatalf("run: status %d: %s", status, errOut)
+	}
+	if want := `"fio version" : "blkq-` + v + ` (fio-3.33 compatible)"`; !strings.Contains(out, want) {
+		t.Fatalf("JSON report does not contain %s", want)
+	}
+}

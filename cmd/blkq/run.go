@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -237,6 +238,11 @@ func (f *runFlags) options() (engine.Options, error) {
 // called only once a run succeeded, so a failed run never truncates an
 // earlier report.
 func (f *runFlags) writeReport(stdout io.Writer, r *report.Run) error {
+	if r.Version == "" {
+		// Where fio prints its version: the one blkq version prints.
+		info, _ := debug.ReadBuildInfo()
+		r.Version = "blkq-" + moduleVersion(info) + " (fio-3.33 compatible)"
+	}
 	var out bytes.Buffer
 	var err error
 	if f.format == "json" {
