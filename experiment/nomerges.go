@@ -97,7 +97,7 @@ func analyzeNomerges(out []*Outcome) *Table {
 		t.Rows = append(t.Rows, []string{o.Config.Name, fmt.Sprintf("%.1f", iops[i]), f2(mbps[i]), num(merges), num(rq), fmt.Sprintf("%.0f", nsio[i]), reported[i]})
 	}
 	for i := 1; i < 3; i++ {
-		t.Notes = append(t.Notes, fmt.Sprintf("random, nomerges=%d vs 0: CPU per I/O %+.1f%% (2008: -20 to -25%% for nomerges=1): %s; IOPS %+.2f%% (2008: within 1%%): %s",
+		t.Notes = append(t.Notes, fmt.Sprintf("random, nomerges=%d vs 0: CPU per I/O %+.1f%% (2008: -20 to -25%% for nomerges=1; judged is the direction, lower): %s; IOPS %+.2f%% (2008: within 1%%): %s",
 			i, pct(nsio[i], nsio[0]), yesNo(nsio[i] < nsio[0]), pct(iops[i], iops[0]), yesNo(abs(pct(iops[i], iops[0])) <= 1)))
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("sequential: nomerges=1 keeps the one-hit and plug merges (%d requests vs %d at nomerges=0, %+.1f%% MB/s); nomerges=2 merges nothing (%d requests, %+.1f%% MB/s) and the layer spends %.0f ns per I/O instead of %.0f, a request each. Not a 2008 figure: what the merges are worth.",
