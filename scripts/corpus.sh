@@ -15,5 +15,5 @@ for f in "$corpus"/*.fio; do
     status="exit $? : $(tail -1 /tmp/blkq-corpus.err)"
   fi
   end=$(date +%s.%N)
-  printf '%-32s %6.1fs  %s\n' "$(basename "$f")" "$(echo "$end - $start" | bc)" "$status"
+  printf '%-32s %6.1fs  %s\n' "$(basename "$f")" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" "$status"
 done
