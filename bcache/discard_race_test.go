@@ -27,15 +27,7 @@ import (
 
 const sectorSize = 1 << blkq.SectorShift
 
-func stampSector(buf []byte, sector int64, id uint64) {
-	binary.LittleEndian.PutUint64(buf[0:], uint64(sector))
-	binary.LittleEndian.PutUint64(buf[8:], id)
-	x := uint32(sector)*2654435761 ^ uint32(id)*40503
-	for i := 16; i < sectorSize; i++ {
-		x = x*1664525 + 1013904223
-		buf[i] = byte(x >> 24)
-	}
-}
+func stampSector(buf []byte, sector int64, id uint64) { stamp(buf[:sectorSize], sector, id) }
 
 // parseSector returns the write id in buf (-1 for zeros) and whether buf
 // is an intact stamp of sector (or all zeros).

@@ -15,11 +15,15 @@ import (
 // Versioned page contents: bytes 0-7 the page index, 8-15 a version, the
 // rest a pattern of both, so a torn or misplaced page is detected.
 
-func fillPage(buf []byte, page int64, ver uint64) {
-	binary.LittleEndian.PutUint64(buf[0:], uint64(page))
+func fillPage(buf []byte, page int64, ver uint64) { stamp(buf[:PageSize], page, ver) }
+
+// stamp fills buf with its unit's index and a version, then a pattern of
+// both (pages here, sectors in the discard race test).
+func stamp(buf []byte, index int64, ver uint64) {
+	binary.LittleEndian.PutUint64(buf[0:], uint64(index))
 	binary.LittleEndian.PutUint64(buf[8:], ver)
-	x := uint32(page)*2654435761 ^ uint32(ver)*40503
-	for i := 16; i < PageSize; i++ {
+	x := uint32(index)*2654435761 ^ uint32(ver)*40503
+	for i := 16; i < len(buf); i++ {
 		x = x*1664525 + 1013904223
 		buf[i] = byte(x >> 24)
 	}
