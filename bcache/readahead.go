@@ -1,7 +1,6 @@
 package bcache
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -124,16 +123,15 @@ func (c *Cache) noteRead(p int64) (from, to int64) {
 }
 
 // readAhead reads the pages of [from, to) that are not cached with
-// read-ahead bios under one plug, adding their buffers at most WalkChunk
-// pages per hold of the cache lock and never past the capacity. Pages of
-// a discard in progress are skipped.
-func (c *Cache) readAhead(from, to int64) {
+// read-ahead bios submitted as cl, adding their buffers at most WalkChunk
+// pages per hold of the cache lock and never past the capacity, and
+// submitting each hold's bios before taking the lock again. Pages of a
+// discard in progress are skipped. It never waits: a read-ahead bio that
+// finds no request fails instead.
+func (c *Cache) readAhead(cl *Client, from, to int64) {
 	if from >= to {
 		return
 	}
-	t := blkq.NewGoroutineTask("bcache-ra")
-	ctx := blkq.WithTask(context.Background(), t)
-	c.q.Plug(t)
 	bufs := make([]*buffer, 0, WalkChunk)
 	for p, stop := from, false; p < to && !stop; {
 		bufs = bufs[:0]
@@ -159,19 +157,17 @@ func (c *Cache) readAhead(from, to int64) {
 			bufs = append(bufs, c.newBuffer(p))
 		}
 		c.st.ReadAheadPages += int64(len(bufs))
-		c.raWG.Add(len(bufs)) // under the lock that saw !closed: before Close waits
+		c.raInFlight += len(bufs) // under the lock that saw !closed: before Close waits
 		if c.raHook != nil {
 			c.raHook(steps, len(bufs))
 		}
 		c.unlock()
-		for _, b := range bufs {
-			b.data = make([]byte, PageSize)
-			bio := &blkq.Bio{Op: blkq.OpRead, Flags: blkq.FlagReadAhead, Sector: uint64(b.page) * sectorsPerPage,
-				Sectors: sectorsPerPage, Buf: b.data, Private: b, EndIO: c.endReadAhead}
-			c.q.Submit(ctx, bio) // never sleeps: a read-ahead bio fails instead
+		bios := make([]*blkq.Bio, len(bufs))
+		for i, b := range bufs {
+			bios[i] = c.pageBio(b, blkq.OpRead, blkq.FlagReadAhead, c.endReadAhead)
 		}
+		cl.submit(bios, nil) // never sleeps: a read-ahead bio fails instead
 	}
-	c.q.Finish(t)
 }
 
 // endReadAhead completes a read-ahead page: uptodate unless the bio failed
@@ -188,6 +184,7 @@ func (c *Cache) endReadAhead(bio *blkq.Bio, err error) {
 		c.st.ReadAheadErrors++
 	}
 	c.unlockBuffer(b)
+	c.raInFlight--
+	c.checkIdle()
 	c.unlock()
-	c.raWG.Done()
 }
