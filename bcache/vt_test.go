@@ -1,0 +1,280 @@
+package bcache
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/sim"
+)
+
+// Virtual-time tests: the core on sim's event loop over a device whose
+// service time is exact (vtDev), so that every figure is a number the
+// policy implies, asserted exactly.
+
+// Service time of vtDev: a fixed cost per request plus a cost per sector.
+const (
+	vtPerRq     = time.Millisecond
+	vtPerSector = time.Microsecond
+)
+
+// vtDev serves one request at a time, each in vtPerRq + vtPerSector ×
+// sectors of virtual time, and logs what it served.
+type vtDev struct {
+	loop     *sim.Loop
+	sectors  uint64
+	complete func(*blkq.Request, error)
+	served   []vtRq
+}
+
+// vtRq is one served request.
+type vtRq struct {
+	end     blkq.Time
+	op      blkq.Op
+	sector  uint64
+	sectors uint32
+	bios    int
+}
+
+func (r vtRq) String() string {
+	return fmt.Sprintf("%v %d+%d (%d bios) at %v", r.op, r.sector, r.sectors, r.bios, time.Duration(r.end))
+}
+
+func (d *vtDev) Name() string                               { return "vt" }
+func (d *vtDev) Capacity() uint64                           { return d.sectors }
+func (d *vtDev) Depth() int                                 { return 1 }
+func (d *vtDev) Attach(complete func(*blkq.Request, error)) { d.complete = complete }
+func (d *vtDev) Close() error                               { return nil }
+func vtCost(sectors uint32) time.Duration                   { return vtPerRq + time.Duration(sectors)*vtPerSector }
+func (d *vtDev) Issue(rq *blkq.Request) {
+	d.loop.AfterFunc(vtCost(rq.Sectors), func() {
+		r := vtRq{end: d.loop.Now(), op: rq.Op, sector: rq.Sector, sectors: rq.Sectors}
+		rq.Bios(func(*blkq.Bio) { r.bios++ })
+		d.served = append(d.served, r)
+		d.complete(rq, nil)
+	})
+}
+
+// vtQ is one Q event.
+type vtQ struct {
+	at     blkq.Time
+	pid    int
+	op     blkq.Op
+	flags  blkq.Flags
+	sector uint64
+}
+
+// vt is a cache on a vtDev on a sim.Loop.
+type vt struct {
+	t    *testing.T
+	loop *sim.Loop
+	dev  *vtDev
+	q    *blkq.Queue
+	c    *Cache
+	qs   []vtQ
+}
+
+func (v *vt) Trace(e *blkq.Event) {
+	if e.Action == blkq.ActQueue {
+		v.qs = append(v.qs, vtQ{e.Time, e.PID, e.Op, e.Flags, e.Sector})
+	}
+}
+
+// newVT makes a data-less cache of cfg over a vtDev of pages pages behind
+// a queue with the none elevator and qcfg.
+func newVT(t *testing.T, pages int64, cfg Config, qcfg blkq.Config) *vt {
+	t.Helper()
+	v := &vt{t: t, loop: sim.NewLoop()}
+	v.dev = &vtDev{loop: v.loop, sectors: uint64(pages) * sectorsPerPage}
+	qcfg.Scheduler = "none"
+	q, err := blkq.New(v.dev, v.loop, qcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.AddTracer(v)
+	v.q = q
+	cfg.NoData = true
+	cfg.NoLockTiming = true
+	if v.c, err = New(q, cfg); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func (v *vt) client(pid int) *Client { return v.c.NewClient(blkq.NewTask(pid, fmt.Sprint("p", pid))) }
+
+// at runs f on the loop at virtual time t.
+func (v *vt) at(t time.Duration, f func()) { v.loop.ScheduleAt(blkq.Time(t), f) }
+
+// writes returns the first sectors of the Q events of writes by pid, in
+// order, as page numbers.
+func (v *vt) qPages(pid int, op blkq.Op) []int64 {
+	var ps []int64
+	for _, e := range v.qs {
+		if e.pid == pid && e.op == op {
+			ps = append(ps, int64(e.sector/sectorsPerPage))
+		}
+	}
+	return ps
+}
+
+// span returns pages [lo, hi) as a slice.
+func span(lo, hi int64) []int64 {
+	s := make([]int64, 0, hi-lo)
+	for p := lo; p < hi; p++ {
+		s = append(s, p)
+	}
+	return s
+}
+
+func eqPages(a, b []int64) bool {
+	return fmt.Sprint(a) == fmt.Sprint(b)
+}
+
+func (v *vt) servedString() string {
+	var b strings.Builder
+	for _, r := range v.dev.served {
+		fmt.Fprintln(&b, r)
+	}
+	return b.String()
+}
+
+// TestVTThrottleHeavyWriter: a 200-page cache (background 20, hard 40
+// pages); one call writes 64 pages. After its first 32 pages it is above
+// the background threshold and kicks the flusher (a task on the clock,
+// which runs once the writer's event yields); after 64 it is above the
+// hard threshold and writes back the oldest batch itself (pages 0-31, as
+// its own pid), then waits for it: 32 under write-back and 0 dirty is
+// under 40, so it returns once that request is done, plus its copy time.
+// The flusher meanwhile writes pages 32-63 as pid 7, queued behind.
+func TestVTThrottleHeavyWriter(t *testing.T) {
+	v := newVT(t, 4096, Config{Pages: 200, CopyNsPerKiB: 250}, blkq.Config{})
+	w := v.client(100)
+	var doneAt blkq.Time
+	v.c.StartWriteN(w, 64*PageSize, 0, func(n int, err error) {
+		if n != 64*PageSize || err != nil {
+			t.Errorf("write: %d, %v", n, err)
+		}
+		doneAt = v.loop.Now()
+	})
+	v.loop.Run()
+	st := v.c.Stats()
+	if got := v.qPages(100, blkq.OpWrite); !eqPages(got, span(0, 32)) {
+		t.Errorf("the writer wrote back pages %v, want 0-31", got)
+	}
+	if got := v.qPages(DefaultFlusherPID, blkq.OpWrite); !eqPages(got, span(32, 64)) {
+		t.Errorf("the flusher wrote back pages %v, want 32-63", got)
+	}
+	first := blkq.Time(vtCost(256))
+	copyTime := blkq.Time(64 * PageSize * 250 >> 10)
+	if want := first + copyTime; doneAt != want {
+		t.Errorf("the write returned at %v, want %v (its batch's request, %v, then its copy, %v)",
+			time.Duration(doneAt), time.Duration(want), time.Duration(first), time.Duration(copyTime))
+	}
+	if want := fmt.Sprintf("write 0+256 (32 bios) at %v\nwrite 256+256 (32 bios) at %v\n", time.Duration(first), time.Duration(2*first)); v.servedString() != want {
+		t.Errorf("device served\n%swant\n%s", v.servedString(), want)
+	}
+	if st.WrittenThrottle != 32 || st.WrittenFlusher != 32 || st.Throttled != 1 || st.Dirty != 0 || st.Writeback != 0 || st.MaxDirty != 64 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestVTSyncBoundedByFileDirtyAtCall: file A (pages 0-999) has 100 dirty
+// pages, file B (pages 1000-1999) 50, when a Sync of A begins at 1 ms; a
+// writer then keeps dirtying A, 100 µs after each of its writes returns,
+// alternating a new page (100, 101, ...) and a rewrite of a page Sync owns
+// (0, 1, ...). Sync writes exactly A's 100 pages, once each, in 4 batches
+// (32, 32, 32, 4): the first goes out as one request, the other three
+// back-merge into one queued request of 68 pages; it waits for each of the
+// 100 writes, then flushes: done at 1 ms + R1 + R2 + flush. The writer's
+// rewrite of page 0 waits for that page's write (stable pages) and is not
+// written again by this Sync; B is not touched.
+func TestVTSyncBoundedByFileDirtyAtCall(t *testing.T) {
+	v := newVT(t, 4096, Config{Pages: 4096, BackgroundRatio: 1, DirtyRatio: 1}, blkq.Config{})
+	fa, err := v.c.AddFile("a", 0, 1000*PageSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.c.AddFile("b", 1000*PageSize, 1000*PageSize); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.c.AddFile("overlap", 999*PageSize, 2*PageSize); err == nil {
+		t.Errorf("an overlapping file was accepted")
+	}
+	noErr := func(n int, err error) {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	v.c.StartWriteN(v.client(101), 100*PageSize, 0, noErr)
+	v.c.StartWriteN(v.client(102), 50*PageSize, 1000*PageSize, noErr)
+
+	const syncAt = time.Millisecond
+	var res SyncResult
+	var syncDone blkq.Time
+	v.at(syncAt, func() {
+		v.c.StartSync(v.client(200), fa, func(r SyncResult, err error) {
+			res, syncDone = r, v.loop.Now()
+			v.loop.Stop() // look at the cache as Sync leaves it
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	})
+	w3 := v.client(103)
+	k := 0
+	var page0Done blkq.Time
+	var next func()
+	next = func() {
+		if v.loop.Now() > blkq.Time(6*time.Millisecond) {
+			return
+		}
+		p := int64(100 + k/2)
+		if k%2 == 1 {
+			p = int64(k / 2)
+		}
+		k++
+		v.c.StartWriteN(w3, PageSize, p*PageSize, func(int, error) {
+			if p == 0 {
+				page0Done = v.loop.Now()
+			}
+			v.loop.AfterFunc(100*time.Microsecond, next)
+		})
+	}
+	v.at(syncAt, next)
+	v.loop.Run()
+
+	r1, r2 := blkq.Time(vtCost(32*sectorsPerPage)), blkq.Time(vtCost(68*sectorsPerPage))
+	if want := blkq.Time(syncAt) + r1 + r2 + blkq.Time(vtCost(0)); syncDone != want {
+		t.Errorf("Sync done at %v, want %v", time.Duration(syncDone), time.Duration(want))
+	}
+	if got := v.qPages(200, blkq.OpWrite); !eqPages(got, span(0, 100)) {
+		t.Errorf("Sync wrote pages %v, want 0-99 once each", got)
+	}
+	for _, e := range v.qs {
+		if e.pid == 200 && e.op == blkq.OpWrite && (e.flags&blkq.FlagSync == 0 || e.at != blkq.Time(syncAt)) {
+			t.Errorf("a Sync write at %v with flags %v: want REQ_SYNC, all at %v", time.Duration(e.at), e.flags, syncAt)
+			break
+		}
+		if e.op == blkq.OpWrite && e.sector >= 1000*sectorsPerPage {
+			t.Errorf("file B's page %d was written by pid %d", e.sector/sectorsPerPage, e.pid)
+		}
+	}
+	want := SyncResult{DirtyAtStart: 100, Written: 100, Waited: 100, Steps: 150 + 100, Holds: 5 + 1 + 101, MaxPerHold: WalkChunk}
+	if res != want {
+		t.Errorf("Sync result %+v\nwant        %+v", res, want)
+	}
+	if page0Done != blkq.Time(syncAt)+r1 {
+		t.Errorf("the rewrite of page 0 returned at %v, want when its write-back ended, %v", time.Duration(page0Done), time.Duration(blkq.Time(syncAt)+r1))
+	}
+	// By Sync's end the writer did 27 writes: 14 new pages of A, 13
+	// rewrites of pages 0-12 (after their write-back); B's 50 are left.
+	if st := v.c.Stats(); st.Dirty != 50+14+13 || st.WrittenSync != 100 || st.Writeback != 0 {
+		t.Errorf("after Sync: dirty %d (want 77), written by Sync %d (want 100), under write-back %d", st.Dirty, st.WrittenSync, st.Writeback)
+	}
+	if fa.nrDirty != 27 {
+		t.Errorf("file a has %d dirty pages, want 27", fa.nrDirty)
+	}
+}
