@@ -278,3 +278,154 @@ func TestVTSyncBoundedByFileDirtyAtCall(t *testing.T) {
 		t.Errorf("file a has %d dirty pages, want 27", fa.nrDirty)
 	}
 }
+
+// writeChain has cl write one new page at a time from page first, 100 µs
+// after each write returns, until the loop's time passes until; it returns
+// a counter of the writes done.
+func (v *vt) writeChain(cl *Client, first int64, until time.Duration) *int {
+	n := new(int)
+	var next func()
+	next = func() {
+		if v.loop.Now() > blkq.Time(until) {
+			return
+		}
+		v.c.StartWriteN(cl, PageSize, (first+int64(*n))*PageSize, func(int, error) {
+			*n++
+			v.loop.AfterFunc(100*time.Microsecond, next)
+		})
+	}
+	next()
+	return n
+}
+
+// TestVTInvalidateUnderWriters: 300 clean pages (written, then synced),
+// two read pages (500, 501) and the 32 pages their read-ahead has in
+// flight (502-533, one request). Invalidate drops the 302 unlocked ones in
+// its first walk (11 holds of at most 32), moves the 32 locked ones aside
+// to its own list and waits for each; a writer's rewrite of page 510,
+// queued for that page's lock before Invalidate reached it, takes it
+// first and dirties it, so Invalidate keeps it. Another writer dirties a
+// new page every 100 µs meanwhile. Invalidate ends when the read-ahead
+// does, with exactly 333 dropped, and the dirty pages all kept.
+func TestVTInvalidateUnderWriters(t *testing.T) {
+	v := newVT(t, 4096, Config{Pages: 4096, BackgroundRatio: 1, DirtyRatio: 1, ReadAheadKB: 128}, blkq.Config{})
+	v.c.StartWriteN(v.client(101), 300*PageSize, 0, func(int, error) {
+		v.c.StartSync(v.client(101), nil, func(SyncResult, error) {})
+	})
+	v.loop.Run()
+	if st := v.c.Stats(); st.Pages != 300 || st.Dirty != 0 {
+		t.Fatalf("before: %+v", st)
+	}
+	const t0 = 100 * time.Millisecond
+	reader := v.client(102)
+	var res InvalidateResult
+	var invDone, w510Done blkq.Time
+	var w4 *int
+	v.at(t0, func() {
+		v.c.StartReadN(reader, PageSize, 500*PageSize, func(int, error) {
+			v.c.StartReadN(reader, PageSize, 501*PageSize, func(int, error) {
+				v.c.StartInvalidate(func(r InvalidateResult) {
+					res, invDone = r, v.loop.Now()
+					v.loop.Stop()
+				})
+				v.c.StartWriteN(v.client(103), PageSize, 510*PageSize, func(int, error) { w510Done = v.loop.Now() })
+				w4 = v.writeChain(v.client(104), 1000, time.Hour)
+			})
+		})
+	})
+	v.loop.Run()
+	raAt := blkq.Time(t0 + 2*vtCost(8))
+	raEnd := raAt + blkq.Time(vtCost(32*sectorsPerPage))
+	if invDone != raEnd || w510Done != raEnd {
+		t.Errorf("Invalidate done at %v, the rewrite of page 510 at %v; want both when the read-ahead ended, %v",
+			time.Duration(invDone), time.Duration(w510Done), time.Duration(raEnd))
+	}
+	if got := v.qPages(102, blkq.OpRead); !eqPages(got, append([]int64{500, 501}, span(502, 534)...)) {
+		t.Errorf("the reader read %v, want 500, 501 and read-ahead of 502-533", got)
+	}
+	want := InvalidateResult{PagesAtStart: 334, Dropped: 333, Waited: 32, Steps: 334 + 32, Holds: 11 + 33, MaxPerHold: WalkChunk}
+	if res != want {
+		t.Errorf("Invalidate %+v\nwant       %+v", res, want)
+	}
+	// 13 writes by the second writer, at 0, 100, ..., 1200 µs after the
+	// read-ahead began (it takes 1256 µs), and page 510.
+	if st := v.c.Stats(); *w4 != 13 || st.Pages != 14 || st.Dirty != 14 || st.Invalidated != 333 || st.MovedAside != 32 {
+		t.Errorf("after Invalidate: %d writes, stats %+v", *w4, st)
+	}
+}
+
+// TestVTSyncWalkMovesBusyAside: 100 dirty pages; "someone" (the test)
+// locks every tenth page the moment Sync's dirty walk reaches it, and
+// unlocks them from 5 ms on, one every 100 µs. The dirty walk takes the 90
+// others in 4 holds of at most 32 steps (contiguous runs merge: 10 requests
+// of 9 pages) and moves the 10 locked ones aside to the busy list; the busy
+// walk then waits for each in turn, resuming at its marker, and writes it
+// (3 of them back-merge into requests still queued, 7 go alone); the io
+// walk waits for the writes not yet done at 5.9 ms: 55 pages, of which it
+// visits 52, as pages 70, 80 and 90 complete with the requests they merged
+// into before its cursor reaches them. A writer dirties a
+// new page every 100 µs throughout, behind the walks' end markers: Sync
+// writes exactly the 100 pages, and the device is busy from 0 to the end:
+// 17 requests, 800 sectors, one flush.
+func TestVTSyncWalkMovesBusyAside(t *testing.T) {
+	v := newVT(t, 4096, Config{Pages: 4096, BackgroundRatio: 1, DirtyRatio: 1}, blkq.Config{})
+	v.c.StartWriteN(v.client(101), 100*PageSize, 0, func(int, error) {})
+	var held []*buffer
+	v.c.stepHook = func(b *buffer) {
+		if b.page%10 == 0 && b.page < 100 && !b.locked && !slicesContains(held, b) {
+			b.locked = true
+			held = append(held, b)
+		}
+	}
+	var res SyncResult
+	var done blkq.Time
+	v.c.StartSync(v.client(200), nil, func(r SyncResult, err error) {
+		res, done = r, v.loop.Now()
+		v.loop.Stop()
+	})
+	writes := v.writeChain(v.client(103), 1000, time.Hour)
+	for i := range 10 {
+		v.at(5*time.Millisecond+time.Duration(i)*100*time.Microsecond, func() {
+			v.c.lock()
+			v.c.unlockBuffer(held[i])
+			v.c.unlock()
+		})
+	}
+	v.loop.Run()
+	if len(held) != 10 {
+		t.Fatalf("the hook locked %d pages, want 10", len(held))
+	}
+	want := SyncResult{DirtyAtStart: 100, Written: 100, Waited: 10 + 52, Steps: 100 + 10 + 52, Holds: 4 + 11 + 53, MaxPerHold: WalkChunk}
+	if res != want {
+		t.Errorf("Sync %+v\nwant %+v", res, want)
+	}
+	busyTime := blkq.Time(17*vtPerRq + 800*vtPerSector + vtCost(0))
+	if done != busyTime {
+		t.Errorf("Sync done at %v, want %v; device served\n%s", time.Duration(done), time.Duration(busyTime), v.servedString())
+	}
+	got := v.qPages(200, blkq.OpWrite)
+	wantOrder := []int64{}
+	for p := int64(0); p < 100; p++ {
+		if p%10 != 0 {
+			wantOrder = append(wantOrder, p)
+		}
+	}
+	for p := int64(0); p < 100; p += 10 {
+		wantOrder = append(wantOrder, p)
+	}
+	if !eqPages(got, wantOrder) {
+		t.Errorf("Sync wrote %v, want the unlocked pages in order, then the busy ones", got)
+	}
+	if st := v.c.Stats(); st.MovedAside != 10 || st.Busy != 0 || st.WrittenSync != 100 || st.Dirty != *writes {
+		t.Errorf("after Sync: %+v (writer: %d pages)", st, *writes)
+	}
+}
+
+func slicesContains(s []*buffer, b *buffer) bool {
+	for _, x := range s {
+		if x == b {
+			return true
+		}
+	}
+	return false
+}
