@@ -73,12 +73,17 @@ type vt struct {
 	dev  *vtDev
 	q    *blkq.Queue
 	c    *Cache
-	qs   []vtQ
+	qs   []vtQ // Q events
+	// S events
+	sleeps []vtQ
 }
 
 func (v *vt) Trace(e *blkq.Event) {
-	if e.Action == blkq.ActQueue {
+	switch e.Action {
+	case blkq.ActQueue:
 		v.qs = append(v.qs, vtQ{e.Time, e.PID, e.Op, e.Flags, e.Sector})
+	case blkq.ActSleepRq:
+		v.sleeps = append(v.sleeps, vtQ{e.Time, e.PID, e.Op, e.Flags, e.Sector})
 	}
 }
 
@@ -111,9 +116,14 @@ func (v *vt) at(t time.Duration, f func()) { v.loop.ScheduleAt(blkq.Time(t), f) 
 // writes returns the first sectors of the Q events of writes by pid, in
 // order, as page numbers.
 func (v *vt) qPages(pid int, op blkq.Op) []int64 {
+	return v.qPagesFlags(pid, op, 0, 0)
+}
+
+// qPagesFlags is qPages for the bios whose flags under mask are want.
+func (v *vt) qPagesFlags(pid int, op blkq.Op, mask, want blkq.Flags) []int64 {
 	var ps []int64
 	for _, e := range v.qs {
-		if e.pid == pid && e.op == op {
+		if e.pid == pid && e.op == op && e.flags&mask == want {
 			ps = append(ps, int64(e.sector/sectorsPerPage))
 		}
 	}
@@ -428,4 +438,110 @@ func slicesContains(s []*buffer, b *buffer) bool {
 		}
 	}
 	return false
+}
+
+// readChain has cl read pages [from, to) one call at a time, each as the
+// previous returns, and returns the times each returned.
+func (v *vt) readChain(cl *Client, from, to int64) []blkq.Time {
+	ends := make([]blkq.Time, 0, to-from)
+	var next func(p int64)
+	next = func(p int64) {
+		if p == to {
+			return
+		}
+		v.c.StartReadN(cl, PageSize, p*PageSize, func(n int, err error) {
+			if err != nil {
+				v.t.Errorf("read of page %d: %v", p, err)
+			}
+			ends = append(ends, v.loop.Now())
+			next(p + 1)
+		})
+	}
+	next(from)
+	v.loop.Run()
+	return ends
+}
+
+// TestVTReadAheadWindow: read_ahead_kb 128 (32 pages). A reader of pages
+// 0-127, one page per call: page 0 starts a stream, page 1 continues it
+// (both read synchronously) and reads ahead pages 2-33; from then on the
+// stream reads ahead again whenever the reader comes within half a window
+// (16 pages) of where its read-ahead ends, up to a window past the reader:
+// at pages 18, 35, 52, 69, 86, 103, 120, 17 pages each. The reader waits
+// for read-ahead only at pages 2, 34, 51, ..., 119.
+func TestVTReadAheadWindow(t *testing.T) {
+	v := newVT(t, 4096, Config{Pages: 4096, ReadAheadKB: 128}, blkq.Config{})
+	ends := v.readChain(v.client(102), 0, 128)
+	st := v.c.Stats()
+	if st.ReadAheadPages != 32+7*17 || st.ReadMisses != 2 || st.ReadHits != 126 || st.ReadAheadDropped != 0 {
+		t.Errorf("read ahead %d pages (want 151), read misses %d (want 2), read hits %d (want 126), dropped %d",
+			st.ReadAheadPages, st.ReadMisses, st.ReadHits, st.ReadAheadDropped)
+	}
+	if got := v.qPagesFlags(102, blkq.OpRead, blkq.FlagReadAhead, 0); !eqPages(got, []int64{0, 1}) {
+		t.Errorf("synchronous reads of %v, want pages 0 and 1", got)
+	}
+	wantRA := span(2, 34)
+	for _, p := range []int64{18, 35, 52, 69, 86, 103, 120} {
+		wantRA = append(wantRA, span(p+16, p+33)...)
+	}
+	if got := v.qPagesFlags(102, blkq.OpRead, blkq.FlagReadAhead, blkq.FlagReadAhead); !eqPages(got, wantRA) {
+		t.Errorf("read ahead %v\nwant        %v", got, wantRA)
+	}
+	// Page 0 and 1: one 8-sector read each; pages 2-33: the first window
+	// (256 sectors); then each 17-page read-ahead (136 sectors) begins as
+	// the reader reaches the previous one's first page.
+	r8, w32, w17 := vtCost(8), vtCost(256), vtCost(136)
+	want := map[int64]blkq.Time{0: blkq.Time(r8), 1: blkq.Time(2 * r8), 2: blkq.Time(2*r8 + w32), 33: blkq.Time(2*r8 + w32),
+		34: blkq.Time(2*r8 + w32 + w17), 51: blkq.Time(2*r8 + w32 + 2*w17), 127: blkq.Time(2*r8 + w32 + 6*w17)}
+	for p, at := range want {
+		if ends[p] != at {
+			t.Errorf("read of page %d returned at %v, want %v", p, time.Duration(ends[p]), time.Duration(at))
+		}
+	}
+}
+
+// TestVTReadAheadDroppedRereadSynchronously: nr_requests 4, all four read
+// requests taken by another task's reads (one in service, three queued);
+// pages 0 and 1 are cached (dirty), so reading them needs no request, and
+// the second continues the stream: its read-ahead of pages 2-33 finds no
+// free request and is dropped at once (blkq.ErrReadAheadDropped), each
+// page left without data. The reader then reads page 2 itself: it sleeps
+// for a request (one S), gets the first one freed at 1.008 ms and is
+// served behind the three queued: done at 5 × 1.008 ms. Pages 3-33 are
+// read synchronously too, one request each; at page 18 the stream reads
+// ahead 34-50 (the pool is free again: not dropped), which the reader's
+// page-19 read then queues behind; 34-40 come from read-ahead.
+func TestVTReadAheadDroppedRereadSynchronously(t *testing.T) {
+	v := newVT(t, 4096, Config{Pages: 4096, ReadAheadKB: 128, BackgroundRatio: 1, DirtyRatio: 1}, blkq.Config{NrRequests: 4})
+	v.c.StartWriteN(v.client(101), 2*PageSize, 0, func(int, error) {})
+	other := blkq.NewTask(300, "other")
+	for i := range 4 {
+		b := &blkq.Bio{Op: blkq.OpRead, Sector: uint64(2000+100*i) * sectorsPerPage, Sectors: 8}
+		if !v.q.Enqueue(other, b) {
+			t.Fatal("the other task slept")
+		}
+	}
+	if p := v.q.Pool(); p.Free[blkq.DirRead] != 0 {
+		t.Fatalf("%d read requests free, want 0", p.Free[blkq.DirRead])
+	}
+	ends := v.readChain(v.client(102), 0, 41)
+	st := v.c.Stats()
+	if st.ReadAheadDropped != 32 || st.ReadAheadPages != 32+17+17 || st.ReadMisses != 32 || st.ReadHits != 2+7 {
+		t.Errorf("dropped %d (want 32), read ahead %d (want 66), read misses %d (want 32), read hits %d (want 9)",
+			st.ReadAheadDropped, st.ReadAheadPages, st.ReadMisses, st.ReadHits)
+	}
+	if got := v.qPagesFlags(102, blkq.OpRead, blkq.FlagReadAhead, 0); !eqPages(got, span(2, 34)) {
+		t.Errorf("synchronous reads of %v, want pages 2-33", got)
+	}
+	if len(v.sleeps) != 1 || v.sleeps[0].pid != 102 || v.sleeps[0].sector != 2*sectorsPerPage {
+		t.Errorf("sleeps %+v, want one, the reader's read of page 2", v.sleeps)
+	}
+	r8, w17 := vtCost(8), vtCost(136)
+	want := map[int64]blkq.Time{1: 0, 2: blkq.Time(5 * r8), 18: blkq.Time(21 * r8), 19: blkq.Time(22*r8 + w17),
+		33: blkq.Time(36*r8 + w17), 40: blkq.Time(36*r8 + w17)}
+	for p, at := range want {
+		if ends[p] != at {
+			t.Errorf("read of page %d returned at %v, want %v", p, time.Duration(ends[p]), time.Duration(at))
+		}
+	}
 }
