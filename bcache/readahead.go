@@ -26,7 +26,8 @@ import (
 // stream, any other read starts a new one (replacing the oldest). A stream
 // reads ahead again when the reader comes within half a window of where
 // its read-ahead ends, so one window is always in flight ahead of it.
-// The stream check rides in the lock hold that finishes the read.
+// The stream check rides in the lock hold that finishes the read. A stream
+// in a File (AddFile) never reads ahead past the file's end.
 //
 // Bounds, whatever read_ahead_kb says. Linux accepts any read_ahead_kb from
 // 0 to 2^32-1 KiB (queue_ra_store parses it with queue_var_store, which
@@ -95,7 +96,8 @@ func readAheadWindow(q *blkq.Queue, kb, capacity int) (int64, error) {
 // noteRead notes a read of page p and, if p continues a stream whose
 // read-ahead it is about to reach, returns the pages [from, to) to read
 // ahead (readAhead, after the lock is released). Called with the cache lock
-// held, in the hold that finishes the read; it does O(raStreams) work.
+// held, in the hold that finishes the read; it does O(raStreams + log
+// files) work.
 func (c *Cache) noteRead(p int64) (from, to int64) {
 	if c.ra.window == 0 || c.closed {
 		return 0, 0
@@ -118,6 +120,9 @@ func (c *Cache) noteRead(p int64) (from, to int64) {
 	}
 	from = max(st.end, p+1)
 	to = min(p+1+c.ra.window, c.npages)
+	if f := c.fileOf(p); f != nil {
+		to = min(to, f.last+1) // never past the end of the file, as Linux never reads ahead past EOF
+	}
 	st.end = max(to, st.end)
 	return from, to
 }

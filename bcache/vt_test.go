@@ -545,3 +545,20 @@ func TestVTReadAheadDroppedRereadSynchronously(t *testing.T) {
 		}
 	}
 }
+
+// TestVTReadAheadStopsAtFileEnd: in a 40-page file, the first window reads
+// ahead pages 2-33 and the second (at page 18) only 34-39: nothing past the
+// file's end, where the next file's pages are.
+func TestVTReadAheadStopsAtFileEnd(t *testing.T) {
+	v := newVT(t, 4096, Config{Pages: 4096, ReadAheadKB: 128}, blkq.Config{})
+	if _, err := v.c.AddFile("f", 0, 40*PageSize); err != nil {
+		t.Fatal(err)
+	}
+	v.readChain(v.client(102), 0, 40)
+	if got := v.qPagesFlags(102, blkq.OpRead, blkq.FlagReadAhead, blkq.FlagReadAhead); !eqPages(got, span(2, 40)) {
+		t.Errorf("read ahead %v, want pages 2-39", got)
+	}
+	if st := v.c.Stats(); st.ReadAheadPages != 38 || st.ReadMisses != 2 {
+		t.Errorf("read ahead %d pages (want 38), read misses %d (want 2)", st.ReadAheadPages, st.ReadMisses)
+	}
+}
