@@ -180,7 +180,7 @@ type Cache struct {
 	discards   []*discardRange // discards in progress (discard.go)
 	nrDiscards int             // Discard operations running
 	raInFlight int             // read-ahead bios not yet ended
-	idle       []func()        // waiting for no read-ahead and no discard (Close)
+	idle       []func()        // waiting for nothing in flight (Close, StartQuiesce)
 
 	hold *lockstat.Timer // cache lock hold times; nil with Config.NoLockTiming
 	ra   raState         // read-ahead streams; guarded by mu

@@ -329,10 +329,10 @@ func (o *invOp) finish() {
 }
 
 // StartClose stops the flusher, writes back every dirty buffer as cl (as
-// the last close of a block device does), waits for read-ahead and
-// discards in progress and calls done with Sync's error. Later reads,
-// writes and discards fail with ErrClosed. Neither the queue nor the device
-// is closed. A second close calls done(nil) at once.
+// the last close of a block device does), waits until no read-ahead,
+// discard or write-back is in flight and calls done with Sync's error.
+// Later reads, writes and discards fail with ErrClosed. Neither the queue
+// nor the device is closed. A second close calls done(nil) at once.
 func (c *Cache) StartClose(cl *Client, done func(error)) {
 	c.lock()
 	already := c.closed
@@ -344,21 +344,34 @@ func (c *Cache) StartClose(cl *Client, done func(error)) {
 		return
 	}
 	c.StartSync(cl, nil, func(_ SyncResult, err error) {
-		c.lock()
-		if c.raInFlight == 0 && c.nrDiscards == 0 {
-			c.unlock()
-			done(err)
-			return
-		}
-		c.idle = append(c.idle, func() { done(err) })
-		c.unlock()
+		c.whenIdle(func() { done(err) })
 	})
 }
 
-// checkIdle runs what waits for no read-ahead and no discard in flight.
-// Called with the cache lock held.
+// StartQuiesce stops the flusher and calls done once no read-ahead,
+// discard or write-back is in flight; dirty pages stay dirty. It is the
+// end of a run that leaves dirty pages behind, as fio leaves them without
+// end_fsync. Reads and writes still work; only throttled writers and Sync
+// write back from then on.
+func (c *Cache) StartQuiesce(done func()) {
+	c.lock()
+	c.flusher.stopped = true
+	c.unlock()
+	c.whenIdle(done)
+}
+
+// whenIdle runs f once no read-ahead, discard or write-back is in flight.
+func (c *Cache) whenIdle(f func()) {
+	c.lock()
+	c.idle = append(c.idle, f)
+	c.checkIdle()
+	c.unlock()
+}
+
+// checkIdle runs what waits for nothing in flight. Called with the cache
+// lock held.
 func (c *Cache) checkIdle() {
-	if c.raInFlight != 0 || c.nrDiscards != 0 {
+	if c.raInFlight != 0 || c.nrDiscards != 0 || c.nrWB != 0 {
 		return
 	}
 	for _, f := range c.idle {

@@ -562,3 +562,28 @@ func TestVTReadAheadStopsAtFileEnd(t *testing.T) {
 		t.Errorf("read ahead %d pages (want 38), read misses %d (want 2)", st.ReadAheadPages, st.ReadMisses)
 	}
 }
+
+// TestVTQuiesceLeavesDirtyPages: 30 dirty pages of a 200-page cache
+// (background 20) start the flusher, which writes them as one request; 10
+// more dirtied at 10 µs stay under the threshold. StartQuiesce then stops
+// the flusher and returns when its request is done, with the 10 left dirty.
+func TestVTQuiesceLeavesDirtyPages(t *testing.T) {
+	v := newVT(t, 4096, Config{Pages: 200}, blkq.Config{})
+	w := v.client(100)
+	v.c.StartWriteN(w, 30*PageSize, 0, func(int, error) {})
+	var quiet blkq.Time
+	v.at(10*time.Microsecond, func() {
+		v.c.StartWriteN(w, 10*PageSize, 100*PageSize, func(int, error) {})
+		v.c.StartQuiesce(func() { quiet = v.loop.Now() })
+	})
+	v.loop.Run()
+	if want := blkq.Time(vtCost(30 * sectorsPerPage)); quiet != want {
+		t.Errorf("quiesced at %v, want when the flusher's request ended, %v", time.Duration(quiet), time.Duration(want))
+	}
+	if got := v.qPages(DefaultFlusherPID, blkq.OpWrite); !eqPages(got, span(0, 30)) {
+		t.Errorf("the flusher wrote %v, want pages 0-29", got)
+	}
+	if st := v.c.Stats(); st.Dirty != 10 || st.WrittenFlusher != 30 || len(v.dev.served) != 1 {
+		t.Errorf("after quiescing: %+v, device served\n%s", st, v.servedString())
+	}
+}

@@ -141,6 +141,9 @@ func (c *Cache) endWrite(bio *blkq.Bio, err error) {
 		}
 	}
 	c.unlockBuffer(b)
+	if c.nrWB == 0 && len(c.idle) > 0 {
+		c.checkIdle()
+	}
 	c.unlock()
 }
 
