@@ -26,8 +26,8 @@ type syncOp struct {
 	budget   int
 	r        SyncResult
 	batch    []*buffer
-	pending  *buffer // a buffer the current walk waits for
-	held     *buffer // its lock, handed to us
+	pending  *buffer    // a write in flight the io walk waits for
+	lw       lockWaiter // a busy buffer the busy walk waits for
 	walks    []*walk
 	done     func(SyncResult, error)
 }
@@ -78,7 +78,7 @@ func (c *Cache) StartSync(cl *Client, f *File, done func(SyncResult, error)) {
 			return vKeep
 		}
 		if b.locked {
-			s.pending = b
+			s.lw.pending = b
 			return vWait
 		}
 		return s.take(b)
@@ -143,19 +143,11 @@ func (s *syncOp) waitBusy(resume func()) bool {
 		return true
 	}
 	c := s.c
-	if b := s.pending; b != nil {
-		s.pending = nil
-		s.r.Waited++
-		c.lock()
-		got := c.lockBuffer(b, resume)
-		c.unlock()
-		s.held = b
-		if !got {
-			return true
-		}
+	b, wait := s.lw.acquire(c, resume, &s.r.Waited)
+	if wait {
+		return true
 	}
-	if b := s.held; b != nil {
-		s.held = nil
+	if b != nil {
 		c.lock()
 		if b.hashed && s.owed(b) && s.r.Written < s.budget {
 			c.startWriteback(b)
@@ -218,15 +210,40 @@ type InvalidateResult struct {
 	MaxPerHold   int // most walk steps in one hold
 }
 
+// lockWaiter takes the lock of a buffer a walk stopped at (vWait) for
+// the walk's wait.
+type lockWaiter struct {
+	pending *buffer // the buffer the walk stopped at
+	held    *buffer // its lock, handed to us
+}
+
+// acquire asks for the pending buffer's lock. It returns the buffer once
+// its lock is the caller's; wait true if resume will be called first (then
+// call acquire again); nil if nothing is pending. waited counts the waits.
+func (w *lockWaiter) acquire(c *Cache, resume func(), waited *int) (b *buffer, wait bool) {
+	if b := w.pending; b != nil {
+		w.pending = nil
+		*waited++
+		c.lock()
+		got := c.lockBuffer(b, resume)
+		c.unlock()
+		w.held = b
+		if !got {
+			return nil, true
+		}
+	}
+	b, w.held = w.held, nil
+	return b, false
+}
+
 // invOp is one Invalidate.
 type invOp struct {
-	c       *Cache
-	r       InvalidateResult
-	aside   blist
-	pending *buffer
-	held    *buffer
-	walks   [2]*walk
-	done    func(InvalidateResult)
+	c     *Cache
+	r     InvalidateResult
+	aside blist
+	lw    lockWaiter
+	walks [2]*walk
+	done  func(InvalidateResult)
 }
 
 // StartInvalidate drops the clean buffers (invalidate_bdev, the second half
@@ -253,7 +270,7 @@ func (c *Cache) StartInvalidate(done func(InvalidateResult)) {
 	// 2. The locked ones: wait for each, drop it if still clean.
 	o.walks[1] = &walk{src: &o.aside, visit: func(b *buffer) verdict {
 		if b.locked {
-			o.pending = b
+			o.lw.pending = b
 			return vWait
 		}
 		return o.drop(b)
@@ -277,19 +294,11 @@ func (o *invOp) drop(b *buffer) verdict {
 // drops the buffer if it is still clean.
 func (o *invOp) waitLocked(resume func()) bool {
 	c := o.c
-	if b := o.pending; b != nil {
-		o.pending = nil
-		o.r.Waited++
-		c.lock()
-		got := c.lockBuffer(b, resume)
-		c.unlock()
-		o.held = b
-		if !got {
-			return true
-		}
+	b, wait := o.lw.acquire(c, resume, &o.r.Waited)
+	if wait {
+		return true
 	}
-	if b := o.held; b != nil {
-		o.held = nil
+	if b != nil {
 		c.lock()
 		if b.hashed && b.list == &o.aside {
 			o.drop(b) // still clean: dirtying would have moved it to the dirty list
