@@ -1,6 +1,7 @@
 package bcache
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -27,6 +28,7 @@ type vtDev struct {
 	sectors  uint64
 	complete func(*blkq.Request, error)
 	served   []vtRq
+	fail     error // if set, requests end with it
 }
 
 // vtRq is one served request.
@@ -53,7 +55,7 @@ func (d *vtDev) Issue(rq *blkq.Request) {
 		r := vtRq{end: d.loop.Now(), op: rq.Op, sector: rq.Sector, sectors: rq.Sectors}
 		rq.Bios(func(*blkq.Bio) { r.bios++ })
 		d.served = append(d.served, r)
-		d.complete(rq, nil)
+		d.complete(rq, d.fail)
 	})
 }
 
@@ -585,5 +587,32 @@ func TestVTQuiesceLeavesDirtyPages(t *testing.T) {
 	}
 	if st := v.c.Stats(); st.Dirty != 10 || st.WrittenFlusher != 30 || len(v.dev.served) != 1 {
 		t.Errorf("after quiescing: %+v, device served\n%s", st, v.servedString())
+	}
+}
+
+// TestVTFillErrorReportedOnce: a read of 4 pages whose request fails
+// returns the device's error, having read once (its own fills are not
+// retried); the pages stay without data, and the next read fills them
+// again, successfully.
+func TestVTFillErrorReportedOnce(t *testing.T) {
+	v := newVT(t, 4096, Config{Pages: 4096, ReadAheadKB: -1}, blkq.Config{})
+	bad := errors.New("medium error")
+	v.dev.fail = bad
+	r := v.client(102)
+	var n1, n2 int
+	var err1, err2 error
+	v.c.StartReadN(r, 4*PageSize, 0, func(n int, err error) { n1, err1 = n, err })
+	v.loop.Run()
+	v.dev.fail = nil
+	v.c.StartReadN(r, 4*PageSize, 0, func(n int, err error) { n2, err2 = n, err })
+	v.loop.Run()
+	if n1 != 0 || !errors.Is(err1, bad) || n2 != 4*PageSize || err2 != nil {
+		t.Errorf("reads: %d, %v then %d, %v; want 0, the device's error, then %d, nil", n1, err1, n2, err2, 4*PageSize)
+	}
+	if want := fmt.Sprintf("read 0+32 (4 bios) at %v\nread 0+32 (4 bios) at %v\n", vtCost(32), 2*vtCost(32)); v.servedString() != want {
+		t.Errorf("device served\n%swant\n%s", v.servedString(), want)
+	}
+	if st := v.c.Stats(); st.PagesRead != 4 || st.ReadMisses != 4 || st.Pages != 4 {
+		t.Errorf("stats %+v", st)
 	}
 }
