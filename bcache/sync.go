@@ -369,6 +369,14 @@ func (c *Cache) StartQuiesce(done func()) {
 	c.whenIdle(done)
 }
 
+// Idle reports whether nothing is in flight: no read-ahead, discard or
+// write-back (a check for the end of a run).
+func (c *Cache) Idle() bool {
+	c.lock()
+	defer c.unlock()
+	return c.raInFlight == 0 && c.nrDiscards == 0 && c.nrWB == 0
+}
+
 // whenIdle runs f once no read-ahead, discard or write-back is in flight.
 func (c *Cache) whenIdle(f func()) {
 	c.lock()

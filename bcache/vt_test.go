@@ -616,3 +616,28 @@ func TestVTFillErrorReportedOnce(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// TestVTWriteErrorTakenOnce: a write-back error no Sync returned is taken
+// once by TakeWriteError, as the device reported it; the cache is idle
+// after the write-back, and not while it runs.
+func TestVTWriteErrorTakenOnce(t *testing.T) {
+	v := newVT(t, 4096, Config{Pages: 200}, blkq.Config{})
+	bad := errors.New("no space")
+	v.dev.fail = bad
+	v.c.StartWriteN(v.client(100), 30*PageSize, 0, func(int, error) {})
+	var busy bool
+	v.at(10*time.Microsecond, func() { busy = !v.c.Idle() })
+	v.loop.Run()
+	if !busy || !v.c.Idle() {
+		t.Errorf("idle while the flusher's write ran: %v; idle after: %v", !busy, v.c.Idle())
+	}
+	if err := v.c.TakeWriteError(); !errors.Is(err, bad) {
+		t.Errorf("TakeWriteError: %v, want the device's error", err)
+	}
+	if err := v.c.TakeWriteError(); err != nil {
+		t.Errorf("a second TakeWriteError: %v, want nil", err)
+	}
+	if st := v.c.Stats(); st.WriteErrors != 30 || st.WrittenFlusher != 30 {
+		t.Errorf("stats %+v", st)
+	}
+}
