@@ -108,9 +108,11 @@ type Config struct {
 	// client (default 0: none; a real copy takes its real time). Simulated
 	// runs set it (engine: 250 ns per KiB, 4 GB/s).
 	CopyNsPerKiB int64
-	// Schedule runs a client's continuation once the queue has woken it
-	// from a sleep in request allocation (a simulator adds the scheduler's
-	// wake-up latency here). Nil runs it at once.
+	// Schedule runs an operation's continuation once it is woken from a
+	// wait: for a request (the queue's Wake), for a buffer's lock or I/O,
+	// for write-back or a discard; a simulator adds the scheduler's
+	// wake-up latency here, and its order (a task woken first runs first).
+	// Nil runs it at once, on the goroutine that woke it.
 	Schedule func(run func())
 	// FlusherPID and FlusherName name the flusher's task (default
 	// DefaultFlusherPID, DefaultFlusherName).

@@ -118,6 +118,10 @@ func (c *Cache) startRW(cl *Client, write bool, p []byte, n, off int64, done fun
 
 func (o *rwOp) kick() { o.lp.kick(o.step) }
 
+// woken goes on after a wait for I/O or for a buffer: as a task woken, it
+// runs when the scheduler lets it (Config.Schedule).
+func (o *rwOp) woken() { o.c.sched(o.kick) }
+
 func (o *rwOp) step() bool {
 	switch o.state {
 	case rwGather:
@@ -202,7 +206,7 @@ func (o *rwOp) lockPage() bool {
 	if b == nil {
 		if d := c.discarding(pg); d != nil {
 			c.st.DiscardWaits++
-			d.waiters = append(d.waiters, o.kick)
+			d.waiters = append(d.waiters, o.woken)
 			c.unlock()
 			return false
 		}
@@ -211,7 +215,7 @@ func (o *rwOp) lockPage() bool {
 		return o.have(false)
 	}
 	o.b = b
-	if !c.lockBuffer(b, o.kick) {
+	if !c.lockBuffer(b, o.woken) {
 		o.state = rwLocked
 		c.unlock()
 		return false
@@ -246,7 +250,7 @@ func (o *rwOp) have(found bool) bool {
 			// read the old data.
 			c.unlockBuffer(b)
 			c.st.DiscardWaits++
-			d.waiters = append(d.waiters, o.kick)
+			d.waiters = append(d.waiters, o.woken)
 			o.state = rwPage
 			c.unlock()
 			return false
@@ -264,7 +268,7 @@ func (o *rwOp) have(found bool) bool {
 		if !found {
 			o.created = insertSorted(o.created, pg)
 		}
-		b.owners = slices.Insert(b.owners, 0, o.kick)
+		b.owners = slices.Insert(b.owners, 0, o.woken)
 		o.state = rwLocked
 		c.unlock()
 		o.cl.submit(c.fillBios([]*buffer{b}), nil)

@@ -641,3 +641,28 @@ func TestVTWriteErrorTakenOnce(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// TestVTWokenThroughSchedule: a reader waiting for its fill runs again
+// through Config.Schedule, as a woken task does: with a wake-up latency
+// of 50 µs, a read of one page returns 50 µs after its request, and a
+// writer of a page under write-back 50 µs after that write ends.
+func TestVTWokenThroughSchedule(t *testing.T) {
+	const lat = 50 * time.Microsecond
+	var v *vt
+	v = newVT(t, 4096, Config{Pages: 4096, ReadAheadKB: -1, BackgroundRatio: 1, DirtyRatio: 1,
+		Schedule: func(f func()) { v.loop.AfterFunc(lat, f) }}, blkq.Config{})
+	var readAt, writeAt blkq.Time
+	v.c.StartReadN(v.client(102), PageSize, 0, func(int, error) { readAt = v.loop.Now() })
+	v.loop.Run()
+	v.c.StartWriteN(v.client(101), PageSize, PageSize, func(int, error) {})
+	syncStart := v.loop.Now()
+	v.c.StartSync(v.client(200), nil, func(SyncResult, error) {})
+	v.c.StartWriteN(v.client(103), PageSize, PageSize, func(int, error) { writeAt = v.loop.Now() })
+	v.loop.Run()
+	if want := blkq.Time(vtCost(8) + lat); readAt != want {
+		t.Errorf("read returned at %v, want %v", time.Duration(readAt), time.Duration(want))
+	}
+	if want := syncStart + blkq.Time(vtCost(8)+lat); writeAt != want {
+		t.Errorf("rewrite returned at %v, want %v", time.Duration(writeAt), time.Duration(want))
+	}
+}
