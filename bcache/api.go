@@ -6,8 +6,9 @@ import "github.com/blkq-dev/blkq"
 // operation as a client of its own and waits on a channel for its
 // continuation, as package blkq's api.go wraps the queue.
 
-// goClient returns a client for one blocking call.
-func (c *Cache) goClient() *Client { return c.NewClient(blkq.NewGoroutineTask("bcache")) }
+// goClient returns a client for one blocking call; the calls share the
+// cache's read-ahead streams.
+func (c *Cache) goClient() *Client { return c.newClient(blkq.NewGoroutineTask("bcache")) }
 
 type rwResult struct {
 	n   int

@@ -33,12 +33,22 @@ type Client struct {
 	early   bool        // woken while still pushing: go on instead of sleeping
 
 	copyUntil blkq.Time // when the client's last copy ends; guarded by the cache lock
+	ra        *raTable  // its read-ahead streams (nil: the cache's shared table); guarded by the cache lock
 }
 
-// NewClient returns a client whose bios run as task t. The cache sets t's
+// NewClient returns a client whose bios run as task t, with read-ahead
+// streams of its own (readahead.go). The cache sets t's
 // Wake (a woken client goes on through Config.Schedule), so t must be a
 // task of its own: give it the submitter's PID and Name for the trace.
 func (c *Cache) NewClient(t *blkq.Task) *Client {
+	cl := c.newClient(t)
+	cl.ra = new(raTable)
+	cl.ra.init()
+	return cl
+}
+
+// newClient returns a client that shares the cache's read-ahead streams.
+func (c *Cache) newClient(t *blkq.Task) *Client {
 	cl := &Client{c: c, task: t}
 	sched := c.sched
 	t.Wake = func(resume func() bool) {

@@ -20,10 +20,14 @@ import (
 // sleep) leaves its buffer not uptodate, and the reader reads the page
 // itself when it gets there.
 //
-// Streams are recognised as Linux recognised them before per-file state:
-// by position. The cache remembers where the last raStreams sequential
-// readers will read next; a read at one of those pages continues that
-// stream, any other read starts a new one (replacing the oldest). A stream
+// Streams are recognised by position, in a table of raStreams entries: the
+// table remembers where the last raStreams sequential readers will read
+// next; a read at one of those pages continues that stream, any other read
+// starts a new one (replacing the oldest). A Client made with NewClient
+// has a table of its own (a process's read-ahead state, as Linux keeps one
+// per open file), so other clients' streams never push its own out; the
+// blocking API's calls, each a client of its own, share the cache's table,
+// as Linux recognised streams before per-file state. A stream
 // reads ahead again when the reader comes within half a window of where
 // its read-ahead ends, so one window is always in flight ahead of it.
 // The stream check rides in the lock hold that finishes the read. A stream
@@ -61,15 +65,24 @@ type raStream struct {
 
 // raState is the cache's read-ahead state, guarded by the cache lock.
 type raState struct {
-	window  int64 // pages; 0 turns read-ahead off
-	streams [raStreams]raStream
-	oldest  int
+	window int64   // pages; 0 turns read-ahead off
+	shared raTable // the blocking API's streams
 }
 
 func (s *raState) init(pages int64) {
 	s.window = pages
-	for i := range s.streams {
-		s.streams[i] = raStream{next: -1, end: -1}
+	s.shared.init()
+}
+
+// raTable is a table of streams, guarded by the cache lock.
+type raTable struct {
+	streams [raStreams]raStream
+	oldest  int
+}
+
+func (t *raTable) init() {
+	for i := range t.streams {
+		t.streams[i] = raStream{next: -1, end: -1}
 	}
 }
 
@@ -93,25 +106,29 @@ func readAheadWindow(q *blkq.Queue, kb, capacity int) (int64, error) {
 	return min(max(n, 0)*1024/PageSize, int64(capacity/2)), nil
 }
 
-// noteRead notes a read of page p and, if p continues a stream whose
+// noteRead notes cl's read of page p and, if p continues a stream whose
 // read-ahead it is about to reach, returns the pages [from, to) to read
 // ahead (readAhead, after the lock is released). Called with the cache lock
 // held, in the hold that finishes the read; it does O(raStreams + log
 // files) work.
-func (c *Cache) noteRead(p int64) (from, to int64) {
+func (c *Cache) noteRead(cl *Client, p int64) (from, to int64) {
 	if c.ra.window == 0 || c.closed {
 		return 0, 0
 	}
+	t := cl.ra
+	if t == nil {
+		t = &c.ra.shared
+	}
 	var st *raStream
-	for i := range c.ra.streams {
-		if c.ra.streams[i].next == p {
-			st = &c.ra.streams[i]
+	for i := range t.streams {
+		if t.streams[i].next == p {
+			st = &t.streams[i]
 			break
 		}
 	}
 	if st == nil { // a new stream: no read-ahead until it reads on
-		c.ra.streams[c.ra.oldest] = raStream{next: p + 1, end: p + 1}
-		c.ra.oldest = (c.ra.oldest + 1) % raStreams
+		t.streams[t.oldest] = raStream{next: p + 1, end: p + 1}
+		t.oldest = (t.oldest + 1) % raStreams
 		return 0, 0
 	}
 	st.next = p + 1

@@ -304,7 +304,7 @@ func (o *rwOp) have(found bool) bool {
 		}
 		b.uptodate = true
 		c.touch(b)
-		raFrom, raTo = c.noteRead(pg)
+		raFrom, raTo = c.noteRead(o.cl, pg)
 	}
 	c.unlockBuffer(b)
 	c.unlock()

@@ -666,3 +666,29 @@ func TestVTWokenThroughSchedule(t *testing.T) {
 		t.Errorf("rewrite returned at %v, want %v", time.Duration(writeAt), time.Duration(want))
 	}
 }
+
+// TestVTReadAheadStreamsPerClient: 16 readers, more than a stream table
+// holds, read their own regions in turns, a page each: each client keeps
+// its own streams, so each reads ahead its first window after its second
+// page, 16 × 32 pages in all, however the others' reads interleave.
+func TestVTReadAheadStreamsPerClient(t *testing.T) {
+	v := newVT(t, 8192, Config{Pages: 8192, ReadAheadKB: 128}, blkq.Config{})
+	cls := make([]*Client, 16)
+	for i := range cls {
+		cls[i] = v.client(100 + i)
+	}
+	for page := int64(0); page < 2; page++ {
+		for i, cl := range cls {
+			v.c.StartReadN(cl, PageSize, (int64(i)*256+page)*PageSize, func(int, error) {})
+			v.loop.Run()
+		}
+	}
+	if st := v.c.Stats(); st.ReadAheadPages != 16*32 || st.ReadMisses != 32 {
+		t.Errorf("read ahead %d pages (want %d), read misses %d (want 32)", st.ReadAheadPages, 16*32, st.ReadMisses)
+	}
+	for i := range cls {
+		if got := v.qPagesFlags(100+i, blkq.OpRead, blkq.FlagReadAhead, blkq.FlagReadAhead); !eqPages(got, span(int64(i)*256+2, int64(i)*256+34)) {
+			t.Errorf("reader %d read ahead %v", i, got)
+		}
+	}
+}
