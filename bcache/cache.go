@@ -108,11 +108,11 @@ type Config struct {
 	// client (default 0: none; a real copy takes its real time). Simulated
 	// runs set it (engine: 250 ns per KiB, 4 GB/s).
 	CopyNsPerKiB int64
-	// Schedule runs an operation's continuation once it is woken from a
-	// wait: for a request (the queue's Wake), for a buffer's lock or I/O,
-	// for write-back or a discard; a simulator adds the scheduler's
-	// wake-up latency here, and its order (a task woken first runs first).
-	// Nil runs it at once, on the goroutine that woke it.
+	// Schedule runs a client's continuation once the queue has woken it
+	// from a sleep in request allocation (a simulator adds the scheduler's
+	// wake-up latency here). Nil runs it at once, on the goroutine that
+	// woke it. Waits for I/O (a buffer's fill or write-back) go on as the
+	// I/O ends, as the engine completes a direct bio in its EndIO.
 	Schedule func(run func())
 	// FlusherPID and FlusherName name the flusher's task (default
 	// DefaultFlusherPID, DefaultFlusherName).

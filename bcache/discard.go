@@ -136,7 +136,7 @@ func (o *discardOp) step() bool {
 			o.p++
 			continue
 		}
-		if !c.lockBuffer(b, func() { o.c.sched(o.kick) }) { // write-back, a read or read-ahead in flight
+		if !c.lockBuffer(b, o.kick) { // write-back, a read or read-ahead in flight
 			o.b = b
 			c.unlock()
 			return false

@@ -118,10 +118,6 @@ func (c *Cache) startRW(cl *Client, write bool, p []byte, n, off int64, done fun
 
 func (o *rwOp) kick() { o.lp.kick(o.step) }
 
-// woken goes on after a wait for I/O or for a buffer: as a task woken, it
-// runs when the scheduler lets it (Config.Schedule).
-func (o *rwOp) woken() { o.c.sched(o.kick) }
-
 func (o *rwOp) step() bool {
 	switch o.state {
 	case rwGather:
@@ -206,7 +202,7 @@ func (o *rwOp) lockPage() bool {
 	if b == nil {
 		if d := c.discarding(pg); d != nil {
 			c.st.DiscardWaits++
-			d.waiters = append(d.waiters, o.woken)
+			d.waiters = append(d.waiters, o.kick)
 			c.unlock()
 			return false
 		}
@@ -215,7 +211,7 @@ func (o *rwOp) lockPage() bool {
 		return o.have(false)
 	}
 	o.b = b
-	if !c.lockBuffer(b, o.woken) {
+	if !c.lockBuffer(b, o.kick) {
 		o.state = rwLocked
 		c.unlock()
 		return false
@@ -250,7 +246,7 @@ func (o *rwOp) have(found bool) bool {
 			// read the old data.
 			c.unlockBuffer(b)
 			c.st.DiscardWaits++
-			d.waiters = append(d.waiters, o.woken)
+			d.waiters = append(d.waiters, o.kick)
 			o.state = rwPage
 			c.unlock()
 			return false
@@ -268,7 +264,7 @@ func (o *rwOp) have(found bool) bool {
 		if !found {
 			o.created = insertSorted(o.created, pg)
 		}
-		b.owners = slices.Insert(b.owners, 0, o.woken)
+		b.owners = slices.Insert(b.owners, 0, o.kick)
 		o.state = rwLocked
 		c.unlock()
 		o.cl.submit(c.fillBios([]*buffer{b}), nil)

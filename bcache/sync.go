@@ -173,7 +173,7 @@ func (s *syncOp) waitIO(resume func()) bool {
 	s.r.Waited++
 	c := s.c
 	c.lock()
-	free := c.waitUnlocked(b, func() { c.sched(resume) })
+	free := c.waitUnlocked(b, resume)
 	c.unlock()
 	return !free
 }
@@ -225,7 +225,7 @@ func (w *lockWaiter) acquire(c *Cache, resume func(), waited *int) (b *buffer, w
 		w.pending = nil
 		*waited++
 		c.lock()
-		got := c.lockBuffer(b, func() { c.sched(resume) })
+		got := c.lockBuffer(b, resume)
 		c.unlock()
 		w.held = b
 		if !got {

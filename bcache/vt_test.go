@@ -642,28 +642,36 @@ func TestVTWriteErrorTakenOnce(t *testing.T) {
 	}
 }
 
-// TestVTWokenThroughSchedule: a reader waiting for its fill runs again
-// through Config.Schedule, as a woken task does: with a wake-up latency
-// of 50 µs, a read of one page returns 50 µs after its request, and a
-// writer of a page under write-back 50 µs after that write ends.
-func TestVTWokenThroughSchedule(t *testing.T) {
+// TestVTScheduleForRequestSleeps: a client woken from a sleep in request
+// allocation runs again through Config.Schedule (here 50 µs later), while
+// a wait for I/O goes on as the I/O ends: with the 4 read requests held by
+// another task and a batch of 4, a read of page 0 sleeps until all 4 are
+// free (4 × 1.008 ms), runs 50 µs later, and returns when its fill ends;
+// the next read, by another client, waits for nothing but its fill.
+func TestVTScheduleForRequestSleeps(t *testing.T) {
 	const lat = 50 * time.Microsecond
 	var v *vt
-	v = newVT(t, 4096, Config{Pages: 4096, ReadAheadKB: -1, BackgroundRatio: 1, DirtyRatio: 1,
-		Schedule: func(f func()) { v.loop.AfterFunc(lat, f) }}, blkq.Config{})
-	var readAt, writeAt blkq.Time
-	v.c.StartReadN(v.client(102), PageSize, 0, func(int, error) { readAt = v.loop.Now() })
-	v.loop.Run()
-	v.c.StartWriteN(v.client(101), PageSize, PageSize, func(int, error) {})
-	syncStart := v.loop.Now()
-	v.c.StartSync(v.client(200), nil, func(SyncResult, error) {})
-	v.c.StartWriteN(v.client(103), PageSize, PageSize, func(int, error) { writeAt = v.loop.Now() })
-	v.loop.Run()
-	if want := blkq.Time(vtCost(8) + lat); readAt != want {
-		t.Errorf("read returned at %v, want %v", time.Duration(readAt), time.Duration(want))
+	v = newVT(t, 4096, Config{Pages: 4096, ReadAheadKB: -1,
+		Schedule: func(f func()) { v.loop.AfterFunc(lat, f) }}, blkq.Config{NrRequests: 4, BatchRequests: 4})
+	other := blkq.NewTask(300, "other")
+	for i := range 4 {
+		v.q.Enqueue(other, &blkq.Bio{Op: blkq.OpRead, Sector: uint64(2000+100*i) * sectorsPerPage, Sectors: 8})
 	}
-	if want := syncStart + blkq.Time(vtCost(8)+lat); writeAt != want {
-		t.Errorf("rewrite returned at %v, want %v", time.Duration(writeAt), time.Duration(want))
+	var readAt, read2At blkq.Time
+	v.c.StartReadN(v.client(102), PageSize, 0, func(int, error) {
+		readAt = v.loop.Now()
+		v.c.StartReadN(v.client(103), PageSize, 2*PageSize, func(int, error) { read2At = v.loop.Now() })
+	})
+	v.loop.Run()
+	r8 := blkq.Time(vtCost(8))
+	if want := 5*r8 + blkq.Time(lat); readAt != want {
+		t.Errorf("the read that slept returned at %v, want %v", time.Duration(readAt), time.Duration(want))
+	}
+	if want := readAt + r8; read2At != want {
+		t.Errorf("the next read returned at %v, want %v", time.Duration(read2At), time.Duration(want))
+	}
+	if len(v.sleeps) != 1 {
+		t.Errorf("%d sleeps, want 1", len(v.sleeps))
 	}
 }
 

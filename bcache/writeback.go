@@ -190,7 +190,7 @@ func (f *flusher) step() bool {
 			c.unlock()
 			return false
 		}
-		free := c.waitUnlocked(b, func() { c.sched(f.kick) })
+		free := c.waitUnlocked(b, f.kick)
 		c.unlock()
 		return free // an unlocked busy buffer: the next pass takes it
 	}
@@ -244,7 +244,7 @@ func (o *rwOp) throttle() bool {
 	o.throttled = true
 	if c.nrDirty > 0 {
 		if batch := c.takeSome(); len(batch) > 0 {
-			w := &wbBatch{left: len(batch), done: o.woken}
+			w := &wbBatch{left: len(batch), done: o.kick}
 			for _, b := range batch {
 				b.wait = w
 			}
@@ -262,7 +262,7 @@ func (o *rwOp) throttle() bool {
 		return true
 	}
 	th.done++
-	if c.waitUnlocked(b, o.woken) {
+	if c.waitUnlocked(b, o.kick) {
 		c.unlock()
 		return true
 	}
