@@ -119,13 +119,20 @@
 // Reads (rw.go) submit the fills a call needs (up to max(WalkChunk, the
 // read-ahead window) pages at a time) under one plug, so that one call's
 // pages merge into one request, then take the pages in order. Read-ahead
-// (readahead.go): a read that continues a sequential stream reads
+// (readahead.go): a read that continues a sequential stream (a Client's
+// own, or the blocking API's shared table of streams) reads
 // up to ReadAheadKB ahead (at most half the capacity, never past it, in
 // chunks of WalkChunk pages per lock hold) with read-ahead bios that fail
 // rather than sleep under request pressure.
 //
 // Write-back errors (errseq.go) reach Sync or Close as the device reported
-// them, as Linux's errseq reports them to fsync.
+// them, as Linux's errseq reports them to fsync; TakeWriteError takes the
+// one no Sync returned, for a run that ends without one.
+//
+// A run's end: StartClose writes everything back; StartQuiesce stops the
+// flusher and waits for what is in flight, leaving dirty pages dirty (as
+// fio leaves them without end_fsync); Idle reports that nothing is in
+// flight.
 //
 // Not yet: periodic write-back of old dirty buffers (kupdate's
 // dirty_expire).
