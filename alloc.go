@@ -76,48 +76,18 @@ func AllocPolicyByName(name string) (AllocPolicy, bool) {
 
 // A waiter is a task asleep in request allocation, with its parked bio.
 type waiter struct {
-	task       *Task
-	bio        *Bio
-	dir        Dir
-	woken      bool                     // woken and not yet run: wake-one skips it
-	granted    bool                     // got its request: a late resume does nothing
-	cancelled  bool                     // taken back (Submit's ctx ended): a late resume does nothing
-	wake       func(resume func() bool) // the task's Wake when it went to sleep
-	sleptAt    Time                     // first S for this bio
-	prev, next *waiter
+	task      *Task
+	bio       *Bio
+	dir       Dir
+	woken     bool                     // woken and not yet run: wake-one skips it
+	granted   bool                     // got its request: a late resume does nothing
+	cancelled bool                     // taken back (Submit's ctx ended): a late resume does nothing
+	wake      func(resume func() bool) // the task's Wake when it went to sleep
+	sleptAt   Time                     // first S for this bio
+	lk        links[waiter]            // on its wait queue
 }
 
-// waitList is a FIFO wait queue.
-type waitList struct {
-	head, tail *waiter
-	n          int
-}
-
-func (l *waitList) push(w *waiter) {
-	w.prev, w.next = l.tail, nil
-	if l.tail != nil {
-		l.tail.next = w
-	} else {
-		l.head = w
-	}
-	l.tail = w
-	l.n++
-}
-
-func (l *waitList) remove(w *waiter) {
-	if w.prev != nil {
-		w.prev.next = w.next
-	} else {
-		l.head = w.next
-	}
-	if w.next != nil {
-		w.next.prev = w.prev
-	} else {
-		l.tail = w.prev
-	}
-	w.prev, w.next = nil, nil
-	l.n--
-}
+func (w *waiter) link() *links[waiter] { return &w.lk }
 
 // allocator is the request pool of one queue.
 type allocator struct {
@@ -216,7 +186,7 @@ func (a *allocator) wakeup(d Dir, wake []*waiter) []*waiter {
 		return wake
 	}
 	q := a.queueFor(d)
-	for w := q.head; w != nil; w = w.next {
+	for w := q.Front(); w != nil; w = w.lk.next {
 		if w.woken {
 			continue
 		}
@@ -236,15 +206,15 @@ func (a *allocator) wakeup(d Dir, wake []*waiter) []*waiter {
 func (a *allocator) setPolicy(p AllocPolicy) {
 	var all []*waiter
 	for i := range a.waitq {
-		for w := a.waitq[i].head; w != nil; w = a.waitq[i].head {
-			a.waitq[i].remove(w)
+		for w := a.waitq[i].Front(); w != nil; w = a.waitq[i].Front() {
+			a.waitq[i].Remove(w)
 			all = append(all, w)
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].sleptAt < all[j].sleptAt })
 	a.policy = p
 	for _, w := range all {
-		a.queueFor(w.dir).push(w)
+		a.queueFor(w.dir).PushBack(w)
 	}
 }
 
@@ -260,5 +230,5 @@ func (a *allocator) setNr(nr int) {
 
 // sleepers returns the number of tasks asleep in allocation.
 func (a *allocator) sleepers() int {
-	return a.waitq[0].n + a.waitq[1].n
+	return a.waitq[0].Len() + a.waitq[1].Len()
 }

@@ -1,6 +1,7 @@
 package blkq
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -27,13 +28,19 @@ import (
 
 const maxHWSectorsKB = 32767
 
+// ErrNoAttr is returned for a tunable the queue or its elevator does not
+// have.
+var ErrNoAttr = errors.New("no such attribute")
+
 // Attrs lists the queue's tunables, then the elevator's as iosched/NAME.
 func (q *Queue) Attrs() []string {
 	q.lock()
 	defer q.release()
 	names := []string{"nr_requests", "batch_requests", "nomerges", "max_sectors_kb", "max_hw_sectors_kb", "read_ahead_kb", "scheduler", "alloc"}
-	for _, a := range q.elv.Attrs() {
-		names = append(names, "iosched/"+a)
+	if q.hooks.tun != nil {
+		for _, a := range q.hooks.tun.Attrs() {
+			names = append(names, "iosched/"+a)
+		}
 	}
 	return names
 }
@@ -67,8 +74,8 @@ func (q *Queue) Attr(name string) (string, error) {
 	case "alloc":
 		return q.alloc.policy.Name, nil
 	}
-	if a, ok := strings.CutPrefix(name, "iosched/"); ok {
-		v, err := q.elv.Attr(a)
+	if a, ok := strings.CutPrefix(name, "iosched/"); ok && q.hooks.tun != nil {
+		v, err := q.hooks.tun.Attr(a)
 		if err != nil {
 			return "", fmt.Errorf("blkq: %s: %w", name, err)
 		}
@@ -178,8 +185,8 @@ func (q *Queue) SetAttr(name, value string) error {
 	case "batch_requests", "max_hw_sectors_kb":
 		return bad(syscall.EACCES, "read-only")
 	}
-	if a, ok := strings.CutPrefix(name, "iosched/"); ok {
-		if err := q.elv.SetAttr(a, value); err != nil {
+	if a, ok := strings.CutPrefix(name, "iosched/"); ok && q.hooks.tun != nil {
+		if err := q.hooks.tun.SetAttr(a, value); err != nil {
 			return fmt.Errorf("blkq: %s=%s: %w", name, quoteValue(value), err)
 		}
 		q.run()
@@ -232,10 +239,10 @@ func (q *Queue) switchElevator(name string) error {
 		return err
 	}
 	now := q.clk.Now()
-	for _, rq := range q.elv.Drain() {
+	for _, rq := range drainElevator(q.elv, now) {
 		e.Insert(rq, rq.Op == OpFlush, now)
 	}
-	q.elv = e
+	q.elv, q.hooks = e, hooksOf(e)
 	q.cfg.Scheduler = name
 	q.run()
 	return nil

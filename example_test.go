@@ -9,7 +9,6 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/device"
-	_ "github.com/blkq-dev/blkq/iosched/deadline" // registers mq-deadline
 )
 
 // openTemp opens a queue on a fresh 16 MiB file.
@@ -91,7 +90,7 @@ func ExampleQueue_SetAttr() {
 		fmt.Printf("%s: %s\n", name, v)
 	}
 	// Output:
-	// scheduler: [mq-deadline] none
+	// scheduler: linus [mq-deadline] none
 	// nomerges: 1
 	// nr_requests: 64
 	// batch_requests: 16

@@ -78,7 +78,7 @@ func (q *Queue) bioMergeOK(rq *Request, b *Bio) bool {
 // elvMerge tries the one-hit cache, the hash and the elevator's front
 // merge for b.
 func (q *Queue) elvMerge(b *Bio) bool {
-	if rq := q.lastMerge; rq != nil && rq.state == rqQueued && q.bioMergeOK(rq, b) && q.elv.AllowMerge(rq, b) {
+	if rq := q.lastMerge; rq != nil && rq.state == rqQueued && q.bioMergeOK(rq, b) && q.allowMerge(rq, b) {
 		if rq.End() == b.Sector {
 			q.backMerge(rq, b)
 			return true
@@ -91,11 +91,11 @@ func (q *Queue) elvMerge(b *Bio) bool {
 	if q.cfg.NoMerges == 1 {
 		return false
 	}
-	if rq := q.hashFind(b.Sector, b.Op); rq != nil && q.bioMergeOK(rq, b) && q.elv.AllowMerge(rq, b) {
+	if rq := q.hashFind(b.Sector, b.Op); rq != nil && q.bioMergeOK(rq, b) && q.allowMerge(rq, b) {
 		q.backMerge(rq, b)
 		return true
 	}
-	if rq := q.elv.FrontMerge(b.End(), b.Op); rq != nil && q.bioMergeOK(rq, b) && q.elv.AllowMerge(rq, b) {
+	if rq := q.elvFrontMerge(b.End(), b.Op); rq != nil && q.bioMergeOK(rq, b) && q.allowMerge(rq, b) {
 		q.frontMerge(rq, b)
 		return true
 	}
@@ -124,8 +124,8 @@ func (q *Queue) backMerge(rq *Request, b *Bio) {
 	q.hashDel(rq)
 	appendBio(rq, b)
 	q.emit(q.trace(ActBackMerge, b, rq))
-	q.elv.Merged(rq, false)
-	if next := q.elv.Latter(rq); next != nil && next.Sector == rq.End() && q.requestsMergeOK(rq, next) {
+	q.notifyMerged(rq, false)
+	if next := q.latter(rq); next != nil && next.Sector == rq.End() && q.requestsMergeOK(rq, next) {
 		q.mergeRequests(rq, next)
 	}
 	q.hashAdd(rq)
@@ -137,8 +137,8 @@ func (q *Queue) backMerge(rq *Request, b *Bio) {
 func (q *Queue) frontMerge(rq *Request, b *Bio) {
 	prependBio(rq, b)
 	q.emit(q.trace(ActFrontMerge, b, rq))
-	q.elv.Merged(rq, true)
-	if prev := q.elv.Former(rq); prev != nil && prev.End() == rq.Sector && q.requestsMergeOK(prev, rq) {
+	q.notifyMerged(rq, true)
+	if prev := q.former(rq); prev != nil && prev.End() == rq.Sector && q.requestsMergeOK(prev, rq) {
 		q.hashDel(prev)
 		q.mergeRequests(prev, rq)
 		q.hashAdd(prev)
@@ -159,7 +159,7 @@ func (q *Queue) mergeRequests(rq, next *Request) {
 	e.Rq = rq
 	q.emit(e)
 	q.hashDel(next)
-	q.elv.MergedRequests(rq, next)
+	q.hooks.reqs.MergedRequests(rq, next)
 	rq.biotail.next = next.bios
 	rq.biotail = next.biotail
 	rq.Sectors += next.Sectors
@@ -168,4 +168,38 @@ func (q *Queue) mergeRequests(rq, next *Request) {
 		q.lastMerge = nil
 	}
 	q.freeRequest(next)
+}
+
+// The elevator's optional hooks, as the merge code asks them: an elevator
+// without one allows every merge, finds no front merge and no neighbours.
+
+func (q *Queue) allowMerge(rq *Request, b *Bio) bool {
+	return q.hooks.allow == nil || q.hooks.allow.AllowMerge(rq, b)
+}
+
+func (q *Queue) elvFrontMerge(sector uint64, op Op) *Request {
+	if q.hooks.front == nil {
+		return nil
+	}
+	return q.hooks.front.FrontMerge(sector, op)
+}
+
+func (q *Queue) notifyMerged(rq *Request, front bool) {
+	if q.hooks.merged != nil {
+		q.hooks.merged.Merged(rq, front)
+	}
+}
+
+func (q *Queue) former(rq *Request) *Request {
+	if q.hooks.reqs == nil {
+		return nil
+	}
+	return q.hooks.reqs.Former(rq)
+}
+
+func (q *Queue) latter(rq *Request) *Request {
+	if q.hooks.reqs == nil {
+		return nil
+	}
+	return q.hooks.reqs.Latter(rq)
 }

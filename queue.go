@@ -12,8 +12,8 @@ import (
 // Config sets up a queue. The zero value of a field means Linux's default.
 type Config struct {
 	// Scheduler is the elevator's name ("none", "mq-deadline", ...).
-	// Default "mq-deadline" if registered (Linux's default for a
-	// single-queue device), else "none".
+	// Default "mq-deadline": Linux's default for a device with one
+	// hardware queue (elevator_get_default), as every blkq device is.
 	Scheduler string
 	// NrRequests is the request pool per direction (Linux default 128,
 	// BLKDEV_MAX_RQ; minimum 4).
@@ -77,12 +77,7 @@ func (c *Config) check() error {
 
 func (c *Config) fill() {
 	if c.Scheduler == "" {
-		c.Scheduler = "none"
-		for _, n := range Elevators() {
-			if n == "mq-deadline" {
-				c.Scheduler = n
-			}
-		}
+		c.Scheduler = defaultScheduler
 	}
 	if c.NrRequests == 0 {
 		c.NrRequests = DefaultNrRequests
@@ -134,7 +129,8 @@ type Queue struct {
 	cfg Config
 
 	alloc     allocator
-	elv       Elevator
+	elv       elevator
+	hooks     elvHooks            // elv's optional interfaces
 	hash      map[uint64]*Request // back-merge hash, keyed by end sector
 	lastMerge *Request            // one-hit cache
 	inflight  int                 // issued to the device
@@ -168,7 +164,7 @@ func New(dev Device, clk Clock, cfg Config) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queue{clk: clk, dev: dev, cfg: cfg, elv: elv, hash: make(map[uint64]*Request)}
+	q := &Queue{clk: clk, dev: dev, cfg: cfg, elv: elv, hooks: hooksOf(elv), hash: make(map[uint64]*Request)}
 	q.alloc.init(cfg.Alloc, cfg.NrRequests, cfg.BatchRequests)
 	if cfg.LockHoldTiming || cfg.LockHoldCPU {
 		q.hold = lockstat.New(cfg.LockHoldCPU)
@@ -337,7 +333,7 @@ func (q *Queue) sleep(t *Task, w *waiter) {
 	q.flushPlug(t)
 	w.wake = t.Wake
 	t.waiting = w
-	q.alloc.queueFor(w.dir).push(w)
+	q.alloc.queueFor(w.dir).PushBack(w)
 	q.sleepAgain(w)
 }
 
@@ -371,7 +367,7 @@ func (q *Queue) cancelWait(t *Task, b *Bio, err error) bool {
 	if w == nil || w.bio != b || w.granted {
 		return false
 	}
-	q.alloc.queueFor(w.dir).remove(w)
+	q.alloc.queueFor(w.dir).Remove(w)
 	t.waiting = nil
 	w.cancelled = true
 	if w.woken {
@@ -401,7 +397,7 @@ func (q *Queue) resume(w *waiter) bool {
 	}
 	t := w.task
 	w.granted = true
-	q.alloc.queueFor(w.dir).remove(w)
+	q.alloc.queueFor(w.dir).Remove(w)
 	t.waiting = nil
 	wait := q.clk.Now() - w.sleptAt
 	t.stats.Waits++

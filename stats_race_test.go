@@ -10,7 +10,6 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/device"
-	_ "github.com/blkq-dev/blkq/iosched/deadline"
 )
 
 // TestStatisticsReadableWhileIORuns: one goroutine polls every statistic

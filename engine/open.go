@@ -11,8 +11,6 @@ import (
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/bcache"
 	"github.com/blkq-dev/blkq/device"
-	_ "github.com/blkq-dev/blkq/iosched/deadline" // registers mq-deadline
-	_ "github.com/blkq-dev/blkq/iosched/linus"    // registers linus (2.4)
 	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/sim"
 	"github.com/blkq-dev/blkq/sim/hdd"

@@ -45,8 +45,6 @@ import (
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/bcache"
 	"github.com/blkq-dev/blkq/device"
-	_ "github.com/blkq-dev/blkq/iosched/deadline"
-	_ "github.com/blkq-dev/blkq/iosched/linus"
 )
 
 // config sets up a soak. Zero fields take the defaults of defaultConfig.

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/blkq-dev/blkq"
-	_ "github.com/blkq-dev/blkq/iosched/deadline" // registers mq-deadline, the default
 	"github.com/blkq-dev/blkq/sim"
 )
 

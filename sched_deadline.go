@@ -1,3 +1,5 @@
+package blkq
+
 // Package deadline is the mq-deadline I/O scheduler: requests sorted by
 // sector per direction, each also on a per-direction FIFO with a deadline.
 //
@@ -15,7 +17,6 @@
 // has one level (every request is best-effort), so those are left out.
 //
 // Import this package for its effect: it registers "mq-deadline".
-package deadline
 
 import (
 	"errors"
@@ -26,80 +27,74 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/blkq-dev/blkq"
 )
 
 // Linux defaults (block/mq-deadline.c).
 const (
-	DefaultReadExpire    = 500 * time.Millisecond  // HZ/2
-	DefaultWriteExpire   = 5000 * time.Millisecond // 5*HZ
-	DefaultWritesStarved = 2                       // read batches before writes must go
-	DefaultFifoBatch     = 16                      // requests per batch
-	DefaultFrontMerges   = true
+	deadlineDefaultReadExpire    = 500 * time.Millisecond  // HZ/2
+	deadlineDefaultWriteExpire   = 5000 * time.Millisecond // 5*HZ
+	deadlineDefaultWritesStarved = 2                       // read batches before writes must go
+	deadlineDefaultFifoBatch     = 16                      // requests per batch
+	deadlineDefaultFrontMerges   = true
 )
 
-func init() {
-	blkq.RegisterElevator("mq-deadline", func(c blkq.Clock) blkq.Elevator { return New("mq-deadline") })
-}
-
-// Deadline is the mq-deadline elevator. Use New; the queue calls its
+// deadline is the mq-deadline elevator. Use New; the queue calls its
 // methods under its lock.
-type Deadline struct {
+type deadline struct {
 	name          string
-	expire        [2]time.Duration // by blkq.Dir
+	expire        [2]time.Duration // by Dir
 	writesStarved int
 	fifoBatch     int
 	frontMerges   bool
 
-	sorted   [2][]*blkq.Request // by sector, ties in insertion order
-	fifo     [2]blkq.RequestList
-	dispatch blkq.RequestList // flushes and requeues, served first
+	sorted   [2][]*Request // by sector, ties in insertion order
+	fifo     [2]rqList
+	dispatch rqList // flushes and requeues, served first
 
 	batching  int // requests dispatched in the current batch
 	starved   int // read batches started while writes waited
-	lastDir   blkq.Dir
+	lastDir   Dir
 	latestPos [2]uint64 // end of the last request dispatched, per direction
 }
 
 // New returns an mq-deadline elevator with Linux's default tunables.
-func New(name string) *Deadline {
-	return &Deadline{
+func newDeadline(name string) *deadline {
+	return &deadline{
 		name:          name,
-		expire:        [2]time.Duration{DefaultReadExpire, DefaultWriteExpire},
-		writesStarved: DefaultWritesStarved,
-		fifoBatch:     DefaultFifoBatch,
-		frontMerges:   DefaultFrontMerges,
-		lastDir:       blkq.DirWrite, // as Linux starts: the first dispatch looks for a write batch to continue
+		expire:        [2]time.Duration{deadlineDefaultReadExpire, deadlineDefaultWriteExpire},
+		writesStarved: deadlineDefaultWritesStarved,
+		fifoBatch:     deadlineDefaultFifoBatch,
+		frontMerges:   deadlineDefaultFrontMerges,
+		lastDir:       DirWrite, // as Linux starts: the first dispatch looks for a write batch to continue
 	}
 }
 
 // Name returns "mq-deadline".
-func (d *Deadline) Name() string { return d.name }
+func (d *deadline) Name() string { return d.name }
 
 // Len returns the number of requests held.
-func (d *Deadline) Len() int { return d.fifo[0].Len() + d.fifo[1].Len() + d.dispatch.Len() }
+func (d *deadline) Len() int { return d.fifo[0].Len() + d.fifo[1].Len() + d.dispatch.Len() }
 
 // Insert adds rq with deadline now + read_expire or write_expire.
-func (d *Deadline) Insert(rq *blkq.Request, atHead bool, now blkq.Time) {
+func (d *deadline) Insert(rq *Request, atHead bool, now Time) {
 	if atHead {
 		d.dispatch.PushFront(rq)
 		return
 	}
 	dir := rq.Op.Dir()
-	rq.FifoTime = now + blkq.Time(d.expire[dir])
+	rq.fifoTime = now + Time(d.expire[dir])
 	d.sortAdd(rq)
 	d.fifo[dir].PushBack(rq)
 }
 
 // search returns the index of the first request in s with Sector >= sector.
-func search(s []*blkq.Request, sector uint64) int {
+func deadlineSearch(s []*Request, sector uint64) int {
 	return sort.Search(len(s), func(i int) bool { return s[i].Sector >= sector })
 }
 
-func (d *Deadline) sortAdd(rq *blkq.Request) {
+func (d *deadline) sortAdd(rq *Request) {
 	s := d.sorted[rq.Op.Dir()]
-	i := search(s, rq.Sector+1) // after any equal sectors
+	i := deadlineSearch(s, rq.Sector+1) // after any equal sectors
 	s = append(s, nil)
 	copy(s[i+1:], s[i:])
 	s[i] = rq
@@ -107,9 +102,9 @@ func (d *Deadline) sortAdd(rq *blkq.Request) {
 }
 
 // sortIndex returns rq's index in its sorted slice.
-func (d *Deadline) sortIndex(rq *blkq.Request) int {
+func (d *deadline) sortIndex(rq *Request) int {
 	s := d.sorted[rq.Op.Dir()]
-	for i := search(s, rq.Sector); i < len(s); i++ {
+	for i := deadlineSearch(s, rq.Sector); i < len(s); i++ {
 		if s[i] == rq {
 			return i
 		}
@@ -117,7 +112,7 @@ func (d *Deadline) sortIndex(rq *blkq.Request) int {
 	panic(fmt.Sprintf("mq-deadline: request %d+%d not in sort list", rq.Sector, rq.Sectors))
 }
 
-func (d *Deadline) sortDel(rq *blkq.Request) {
+func (d *deadline) sortDel(rq *Request) {
 	dir := rq.Op.Dir()
 	i := d.sortIndex(rq)
 	s := d.sorted[dir]
@@ -126,22 +121,22 @@ func (d *Deadline) sortDel(rq *blkq.Request) {
 	d.sorted[dir] = s[:len(s)-1]
 }
 
-func (d *Deadline) remove(rq *blkq.Request) {
+func (d *deadline) remove(rq *Request) {
 	d.sortDel(rq)
 	d.fifo[rq.Op.Dir()].Remove(rq)
 }
 
 // fromPos returns the first request of dir at or after sector pos.
-func (d *Deadline) fromPos(dir blkq.Dir, pos uint64) *blkq.Request {
+func (d *deadline) fromPos(dir Dir, pos uint64) *Request {
 	s := d.sorted[dir]
-	if i := search(s, pos); i < len(s) {
+	if i := deadlineSearch(s, pos); i < len(s) {
 		return s[i]
 	}
 	return nil
 }
 
 // Dispatch removes and returns the next request to issue.
-func (d *Deadline) Dispatch(now blkq.Time) *blkq.Request {
+func (d *deadline) Dispatch(now Time) *Request {
 	if rq := d.dispatch.Front(); rq != nil {
 		d.dispatch.Remove(rq)
 		return rq
@@ -153,34 +148,34 @@ func (d *Deadline) Dispatch(now blkq.Time) *blkq.Request {
 		}
 	}
 	// Start a new batch: choose a direction.
-	reads, writes := d.fifo[blkq.DirRead].Len() > 0, d.fifo[blkq.DirWrite].Len() > 0
-	var dir blkq.Dir
+	reads, writes := d.fifo[DirRead].Len() > 0, d.fifo[DirWrite].Len() > 0
+	var dir Dir
 	switch {
 	case reads:
-		dir = blkq.DirRead
+		dir = DirRead
 		if writes {
 			starved := d.starved
 			d.starved++
 			if starved >= d.writesStarved {
-				dir = blkq.DirWrite
+				dir = DirWrite
 				d.starved = 0
 			}
 		}
 	case writes:
-		dir = blkq.DirWrite
+		dir = DirWrite
 		d.starved = 0
 	default:
 		return nil
 	}
 	rq := d.fromPos(dir, d.latestPos[dir])
-	if head := d.fifo[dir].Front(); rq == nil || now >= head.FifoTime {
+	if head := d.fifo[dir].Front(); rq == nil || now >= head.fifoTime {
 		rq = head
 	}
 	d.batching = 0
 	return d.take(rq)
 }
 
-func (d *Deadline) take(rq *blkq.Request) *blkq.Request {
+func (d *deadline) take(rq *Request) *Request {
 	dir := rq.Op.Dir()
 	d.batching++
 	d.lastDir = dir
@@ -191,12 +186,12 @@ func (d *Deadline) take(rq *blkq.Request) *blkq.Request {
 
 // FrontMerge returns a request of op starting at sector, if front_merges
 // is on.
-func (d *Deadline) FrontMerge(sector uint64, op blkq.Op) *blkq.Request {
+func (d *deadline) FrontMerge(sector uint64, op Op) *Request {
 	if !d.frontMerges {
 		return nil
 	}
 	s := d.sorted[op.Dir()]
-	for i := search(s, sector); i < len(s) && s[i].Sector == sector; i++ {
+	for i := deadlineSearch(s, sector); i < len(s) && s[i].Sector == sector; i++ {
 		if s[i].Op == op {
 			return s[i]
 		}
@@ -205,7 +200,7 @@ func (d *Deadline) FrontMerge(sector uint64, op blkq.Op) *blkq.Request {
 }
 
 // Former returns the request before rq in sector order.
-func (d *Deadline) Former(rq *blkq.Request) *blkq.Request {
+func (d *deadline) Former(rq *Request) *Request {
 	if i := d.sortIndex(rq); i > 0 {
 		return d.sorted[rq.Op.Dir()][i-1]
 	}
@@ -213,7 +208,7 @@ func (d *Deadline) Former(rq *blkq.Request) *blkq.Request {
 }
 
 // Latter returns the request after rq in sector order.
-func (d *Deadline) Latter(rq *blkq.Request) *blkq.Request {
+func (d *deadline) Latter(rq *Request) *Request {
 	s := d.sorted[rq.Op.Dir()]
 	if i := d.sortIndex(rq); i+1 < len(s) {
 		return s[i+1]
@@ -222,10 +217,10 @@ func (d *Deadline) Latter(rq *blkq.Request) *blkq.Request {
 }
 
 // AllowMerge allows every merge the queue's rules allow.
-func (d *Deadline) AllowMerge(*blkq.Request, *blkq.Bio) bool { return true }
+func (d *deadline) AllowMerge(*Request, *Bio) bool { return true }
 
 // Merged re-sorts rq after a front merge moved its start.
-func (d *Deadline) Merged(rq *blkq.Request, front bool) {
+func (d *deadline) Merged(rq *Request, front bool) {
 	if !front {
 		return
 	}
@@ -240,9 +235,9 @@ func (d *Deadline) Merged(rq *blkq.Request, front bool) {
 
 // sortIndexMoved finds rq after its sector decreased (it still sits where
 // its old sector put it, so search linearly from where the new one would).
-func (d *Deadline) sortIndexMoved(rq *blkq.Request) int {
+func (d *deadline) sortIndexMoved(rq *Request) int {
 	s := d.sorted[rq.Op.Dir()]
-	for i := search(s, rq.Sector); i < len(s); i++ {
+	for i := deadlineSearch(s, rq.Sector); i < len(s); i++ {
 		if s[i] == rq {
 			return i
 		}
@@ -257,21 +252,21 @@ func (d *Deadline) sortIndexMoved(rq *blkq.Request) int {
 
 // MergedRequests forgets next, merged into rq; rq inherits next's deadline
 // and FIFO place if next would expire first.
-func (d *Deadline) MergedRequests(rq, next *blkq.Request) {
+func (d *deadline) MergedRequests(rq, next *Request) {
 	dir := rq.Op.Dir()
-	if next.FifoTime < rq.FifoTime {
+	if next.fifoTime < rq.fifoTime {
 		// Move rq to next's place in the FIFO.
 		d.fifo[dir].Remove(rq)
 		d.fifo[dir].InsertBefore(rq, next)
-		rq.FifoTime = next.FifoTime
+		rq.fifoTime = next.fifoTime
 	}
 	d.remove(next)
 }
 
 // Drain removes every request: the dispatch list, then reads and writes in
 // FIFO order.
-func (d *Deadline) Drain() []*blkq.Request {
-	var out []*blkq.Request
+func (d *deadline) Drain() []*Request {
+	var out []*Request
 	for rq := d.dispatch.Front(); rq != nil; rq = d.dispatch.Front() {
 		d.dispatch.Remove(rq)
 		out = append(out, rq)
@@ -286,17 +281,17 @@ func (d *Deadline) Drain() []*blkq.Request {
 }
 
 // Attrs lists the tunables (queue/iosched/ in sysfs).
-func (d *Deadline) Attrs() []string {
+func (d *deadline) Attrs() []string {
 	return []string{"read_expire", "write_expire", "writes_starved", "fifo_batch", "front_merges"}
 }
 
 // Attr reads a tunable; expiries are in ms, as sysfs shows them.
-func (d *Deadline) Attr(name string) (string, error) {
+func (d *deadline) Attr(name string) (string, error) {
 	switch name {
 	case "read_expire":
-		return strconv.FormatInt(d.expire[blkq.DirRead].Milliseconds(), 10), nil
+		return strconv.FormatInt(d.expire[DirRead].Milliseconds(), 10), nil
 	case "write_expire":
-		return strconv.FormatInt(d.expire[blkq.DirWrite].Milliseconds(), 10), nil
+		return strconv.FormatInt(d.expire[DirWrite].Milliseconds(), 10), nil
 	case "writes_starved":
 		return strconv.Itoa(d.writesStarved), nil
 	case "fifo_batch":
@@ -307,7 +302,7 @@ func (d *Deadline) Attr(name string) (string, error) {
 		}
 		return "0", nil
 	}
-	return "", blkq.ErrNoAttr
+	return "", ErrNoAttr
 }
 
 // SetAttr writes a tunable as mq-deadline's sysfs store does: the value is
@@ -316,10 +311,10 @@ func (d *Deadline) Attr(name string) (string, error) {
 // the tunable's bounds: read_expire and write_expire (ms) 0..2147483647,
 // fifo_batch 0..2147483647, writes_starved any int, front_merges 0..1. A
 // refused write changes nothing.
-func (d *Deadline) SetAttr(name, value string) error {
-	lo, hi, ok := bounds(name)
+func (d *deadline) SetAttr(name, value string) error {
+	lo, hi, ok := deadlineBounds(name)
 	if !ok {
-		return blkq.ErrNoAttr
+		return ErrNoAttr
 	}
 	v, err := strconv.ParseInt(strings.TrimSpace(value), 10, 32)
 	if err != nil {
@@ -331,9 +326,9 @@ func (d *Deadline) SetAttr(name, value string) error {
 	n := int(min(max(v, lo), hi))
 	switch name {
 	case "read_expire":
-		d.expire[blkq.DirRead] = time.Duration(n) * time.Millisecond
+		d.expire[DirRead] = time.Duration(n) * time.Millisecond
 	case "write_expire":
-		d.expire[blkq.DirWrite] = time.Duration(n) * time.Millisecond
+		d.expire[DirWrite] = time.Duration(n) * time.Millisecond
 	case "writes_starved":
 		d.writesStarved = n
 	case "fifo_batch":
@@ -346,7 +341,7 @@ func (d *Deadline) SetAttr(name, value string) error {
 
 // bounds returns the range a written value is clamped to (mq-deadline's
 // STORE_INT and STORE_JIFFIES bounds).
-func bounds(name string) (lo, hi int64, ok bool) {
+func deadlineBounds(name string) (lo, hi int64, ok bool) {
 	switch name {
 	case "read_expire", "write_expire", "fifo_batch":
 		return 0, math.MaxInt32, true
