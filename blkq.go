@@ -52,30 +52,30 @@ func (o Op) String() string {
 	return fmt.Sprintf("op(%d)", uint8(o))
 }
 
-// Dir is a request-allocation direction: Linux 2.4 keeps separate free
+// direction is a request-allocation direction: Linux 2.4 keeps separate free
 // lists and wait queues for reads and for everything else.
-type Dir uint8
+type direction uint8
 
 // The two allocation directions.
 const (
-	DirRead Dir = iota
-	DirWrite
+	dirRead direction = iota
+	dirWrite
 )
 
-func (d Dir) String() string {
-	if d == DirRead {
+func (d direction) String() string {
+	if d == dirRead {
 		return "read"
 	}
 	return "write"
 }
 
-// Dir returns the allocation direction of the op: reads use the read pool,
+// dir returns the allocation direction of the op: reads use the read pool,
 // writes, flushes and discards the write pool.
-func (o Op) Dir() Dir {
+func (o Op) dir() direction {
 	if o == OpRead {
-		return DirRead
+		return dirRead
 	}
-	return DirWrite
+	return dirWrite
 }
 
 // Flags modify a bio (Linux REQ_* flags).

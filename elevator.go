@@ -120,7 +120,7 @@ const defaultScheduler = "mq-deadline"
 
 // Elevators lists the schedulers' names, sorted: the values
 // Config.Scheduler and the scheduler tunable accept.
-func Elevators() []string {
+func elevatorNames() []string {
 	var names []string
 	for n := range elevators {
 		names = append(names, n)
@@ -132,7 +132,7 @@ func Elevators() []string {
 func newElevator(name string, clk Clock) (elevator, error) {
 	f, ok := elevators[name]
 	if !ok {
-		return nil, fmt.Errorf("blkq: unknown scheduler %q (have %v)", name, Elevators())
+		return nil, fmt.Errorf("blkq: unknown scheduler %q (have %v)", name, elevatorNames())
 	}
 	return f(clk), nil
 }

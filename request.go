@@ -44,7 +44,7 @@ const (
 )
 
 // End returns the sector just past the request.
-func (r *Request) End() uint64 { return r.Sector + uint64(r.Sectors) }
+func (r *Request) end() uint64 { return r.Sector + uint64(r.Sectors) }
 
 // Bytes returns the request's length in bytes.
 func (r *Request) Bytes() int64 { return int64(r.Sectors) << SectorShift }
@@ -57,10 +57,10 @@ func (r *Request) Bios(f func(*Bio)) {
 }
 
 // FirstBio returns the bio at the request's start sector.
-func (r *Request) FirstBio() *Bio { return r.bios }
+func (r *Request) firstBio() *Bio { return r.bios }
 
 // Mergeable reports whether anything may ever merge into the request.
-func (r *Request) Mergeable() bool {
+func (r *Request) mergeable() bool {
 	return r.Flags&noMergeFlags == 0 && (r.Op == OpRead || r.Op == OpWrite || r.Op == OpDiscard)
 }
 

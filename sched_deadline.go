@@ -19,13 +19,10 @@ package blkq
 // Import this package for its effect: it registers "mq-deadline".
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 )
 
@@ -42,7 +39,7 @@ const (
 // methods under its lock.
 type deadline struct {
 	name          string
-	expire        [2]time.Duration // by Dir
+	expire        [2]time.Duration // by direction
 	writesStarved int
 	fifoBatch     int
 	frontMerges   bool
@@ -53,7 +50,7 @@ type deadline struct {
 
 	batching  int // requests dispatched in the current batch
 	starved   int // read batches started while writes waited
-	lastDir   Dir
+	lastDir   direction
 	latestPos [2]uint64 // end of the last request dispatched, per direction
 }
 
@@ -65,7 +62,7 @@ func newDeadline(name string) *deadline {
 		writesStarved: deadlineDefaultWritesStarved,
 		fifoBatch:     deadlineDefaultFifoBatch,
 		frontMerges:   deadlineDefaultFrontMerges,
-		lastDir:       DirWrite, // as Linux starts: the first dispatch looks for a write batch to continue
+		lastDir:       dirWrite, // as Linux starts: the first dispatch looks for a write batch to continue
 	}
 }
 
@@ -81,7 +78,7 @@ func (d *deadline) Insert(rq *Request, atHead bool, now Time) {
 		d.dispatch.PushFront(rq)
 		return
 	}
-	dir := rq.Op.Dir()
+	dir := rq.Op.dir()
 	rq.fifoTime = now + Time(d.expire[dir])
 	d.sortAdd(rq)
 	d.fifo[dir].PushBack(rq)
@@ -93,17 +90,17 @@ func deadlineSearch(s []*Request, sector uint64) int {
 }
 
 func (d *deadline) sortAdd(rq *Request) {
-	s := d.sorted[rq.Op.Dir()]
+	s := d.sorted[rq.Op.dir()]
 	i := deadlineSearch(s, rq.Sector+1) // after any equal sectors
 	s = append(s, nil)
 	copy(s[i+1:], s[i:])
 	s[i] = rq
-	d.sorted[rq.Op.Dir()] = s
+	d.sorted[rq.Op.dir()] = s
 }
 
 // sortIndex returns rq's index in its sorted slice.
 func (d *deadline) sortIndex(rq *Request) int {
-	s := d.sorted[rq.Op.Dir()]
+	s := d.sorted[rq.Op.dir()]
 	for i := deadlineSearch(s, rq.Sector); i < len(s); i++ {
 		if s[i] == rq {
 			return i
@@ -113,7 +110,7 @@ func (d *deadline) sortIndex(rq *Request) int {
 }
 
 func (d *deadline) sortDel(rq *Request) {
-	dir := rq.Op.Dir()
+	dir := rq.Op.dir()
 	i := d.sortIndex(rq)
 	s := d.sorted[dir]
 	copy(s[i:], s[i+1:])
@@ -123,11 +120,11 @@ func (d *deadline) sortDel(rq *Request) {
 
 func (d *deadline) remove(rq *Request) {
 	d.sortDel(rq)
-	d.fifo[rq.Op.Dir()].Remove(rq)
+	d.fifo[rq.Op.dir()].Remove(rq)
 }
 
 // fromPos returns the first request of dir at or after sector pos.
-func (d *deadline) fromPos(dir Dir, pos uint64) *Request {
+func (d *deadline) fromPos(dir direction, pos uint64) *Request {
 	s := d.sorted[dir]
 	if i := deadlineSearch(s, pos); i < len(s) {
 		return s[i]
@@ -148,21 +145,21 @@ func (d *deadline) Dispatch(now Time) *Request {
 		}
 	}
 	// Start a new batch: choose a direction.
-	reads, writes := d.fifo[DirRead].Len() > 0, d.fifo[DirWrite].Len() > 0
-	var dir Dir
+	reads, writes := d.fifo[dirRead].Len() > 0, d.fifo[dirWrite].Len() > 0
+	var dir direction
 	switch {
 	case reads:
-		dir = DirRead
+		dir = dirRead
 		if writes {
 			starved := d.starved
 			d.starved++
 			if starved >= d.writesStarved {
-				dir = DirWrite
+				dir = dirWrite
 				d.starved = 0
 			}
 		}
 	case writes:
-		dir = DirWrite
+		dir = dirWrite
 		d.starved = 0
 	default:
 		return nil
@@ -176,10 +173,10 @@ func (d *deadline) Dispatch(now Time) *Request {
 }
 
 func (d *deadline) take(rq *Request) *Request {
-	dir := rq.Op.Dir()
+	dir := rq.Op.dir()
 	d.batching++
 	d.lastDir = dir
-	d.latestPos[dir] = rq.End()
+	d.latestPos[dir] = rq.end()
 	d.remove(rq)
 	return rq
 }
@@ -190,7 +187,7 @@ func (d *deadline) FrontMerge(sector uint64, op Op) *Request {
 	if !d.frontMerges {
 		return nil
 	}
-	s := d.sorted[op.Dir()]
+	s := d.sorted[op.dir()]
 	for i := deadlineSearch(s, sector); i < len(s) && s[i].Sector == sector; i++ {
 		if s[i].Op == op {
 			return s[i]
@@ -202,14 +199,14 @@ func (d *deadline) FrontMerge(sector uint64, op Op) *Request {
 // Former returns the request before rq in sector order.
 func (d *deadline) Former(rq *Request) *Request {
 	if i := d.sortIndex(rq); i > 0 {
-		return d.sorted[rq.Op.Dir()][i-1]
+		return d.sorted[rq.Op.dir()][i-1]
 	}
 	return nil
 }
 
 // Latter returns the request after rq in sector order.
 func (d *deadline) Latter(rq *Request) *Request {
-	s := d.sorted[rq.Op.Dir()]
+	s := d.sorted[rq.Op.dir()]
 	if i := d.sortIndex(rq); i+1 < len(s) {
 		return s[i+1]
 	}
@@ -225,7 +222,7 @@ func (d *deadline) Merged(rq *Request, front bool) {
 		return
 	}
 	// The start moved down; restore sector order by bubbling rq left.
-	s := d.sorted[rq.Op.Dir()]
+	s := d.sorted[rq.Op.dir()]
 	i := d.sortIndexMoved(rq)
 	for i > 0 && s[i-1].Sector > rq.Sector {
 		s[i-1], s[i] = s[i], s[i-1]
@@ -236,7 +233,7 @@ func (d *deadline) Merged(rq *Request, front bool) {
 // sortIndexMoved finds rq after its sector decreased (it still sits where
 // its old sector put it, so search linearly from where the new one would).
 func (d *deadline) sortIndexMoved(rq *Request) int {
-	s := d.sorted[rq.Op.Dir()]
+	s := d.sorted[rq.Op.dir()]
 	for i := deadlineSearch(s, rq.Sector); i < len(s); i++ {
 		if s[i] == rq {
 			return i
@@ -253,7 +250,7 @@ func (d *deadline) sortIndexMoved(rq *Request) int {
 // MergedRequests forgets next, merged into rq; rq inherits next's deadline
 // and FIFO place if next would expire first.
 func (d *deadline) MergedRequests(rq, next *Request) {
-	dir := rq.Op.Dir()
+	dir := rq.Op.dir()
 	if next.fifoTime < rq.fifoTime {
 		// Move rq to next's place in the FIFO.
 		d.fifo[dir].Remove(rq)
@@ -280,75 +277,52 @@ func (d *deadline) Drain() []*Request {
 	return out
 }
 
+// deadlineTunables are mq-deadline's files in queue/iosched/. Written
+// values are parsed as a 32-bit int (kstrtoint: a sign is allowed, else
+// EINVAL, ERANGE if it does not fit) and clamped to the bounds, as
+// mq-deadline's STORE_INT and STORE_JIFFIES do; expiries are in ms, as
+// sysfs shows them.
+var deadlineTunables = []tunable[*deadline]{
+	{tunableInfo: tunableInfo{name: "read_expire", unit: "ms", lo: 0, hi: math.MaxInt32,
+		def: "500", source: "Linux default HZ/2 (block/mq-deadline.c)", doc: "a read's deadline after its insert"},
+		get:   func(d *deadline) string { return strconv.FormatInt(d.expire[dirRead].Milliseconds(), 10) },
+		parse: parseInt32Clamped,
+		set:   func(d *deadline, n int64) error { d.expire[dirRead] = time.Duration(n) * time.Millisecond; return nil }},
+	{tunableInfo: tunableInfo{name: "write_expire", unit: "ms", lo: 0, hi: math.MaxInt32,
+		def: "5000", source: "Linux default 5*HZ (block/mq-deadline.c)", doc: "a write's deadline after its insert"},
+		get:   func(d *deadline) string { return strconv.FormatInt(d.expire[dirWrite].Milliseconds(), 10) },
+		parse: parseInt32Clamped,
+		set:   func(d *deadline, n int64) error { d.expire[dirWrite] = time.Duration(n) * time.Millisecond; return nil }},
+	{tunableInfo: tunableInfo{name: "writes_starved", unit: "read batches", lo: math.MinInt32, hi: math.MaxInt32,
+		def: "2", source: "Linux default 2 (block/mq-deadline.c)", doc: "read batches started while writes wait before a write batch must go"},
+		get:   func(d *deadline) string { return strconv.Itoa(d.writesStarved) },
+		parse: parseInt32Clamped,
+		set:   func(d *deadline, n int64) error { d.writesStarved = int(n); return nil }},
+	{tunableInfo: tunableInfo{name: "fifo_batch", unit: "requests", lo: 0, hi: math.MaxInt32,
+		def: "16", source: "Linux default 16 (block/mq-deadline.c)", doc: "requests per batch of one direction in sector order"},
+		get:   func(d *deadline) string { return strconv.Itoa(d.fifoBatch) },
+		parse: parseInt32Clamped,
+		set:   func(d *deadline, n int64) error { d.fifoBatch = int(n); return nil }},
+	{tunableInfo: tunableInfo{name: "front_merges", unit: "0 or 1", lo: 0, hi: 1,
+		def: "1", source: "Linux default 1 (block/mq-deadline.c)", doc: "whether a bio may merge at the front of a queued request"},
+		get: func(d *deadline) string {
+			if d.frontMerges {
+				return "1"
+			}
+			return "0"
+		},
+		parse: parseInt32Clamped,
+		set:   func(d *deadline, n int64) error { d.frontMerges = n > 0; return nil }},
+}
+
 // Attrs lists the tunables (queue/iosched/ in sysfs).
-func (d *deadline) Attrs() []string {
-	return []string{"read_expire", "write_expire", "writes_starved", "fifo_batch", "front_merges"}
-}
+func (d *deadline) Attrs() []string { return tunableNames(deadlineTunables) }
 
-// Attr reads a tunable; expiries are in ms, as sysfs shows them.
-func (d *deadline) Attr(name string) (string, error) {
-	switch name {
-	case "read_expire":
-		return strconv.FormatInt(d.expire[DirRead].Milliseconds(), 10), nil
-	case "write_expire":
-		return strconv.FormatInt(d.expire[DirWrite].Milliseconds(), 10), nil
-	case "writes_starved":
-		return strconv.Itoa(d.writesStarved), nil
-	case "fifo_batch":
-		return strconv.Itoa(d.fifoBatch), nil
-	case "front_merges":
-		if d.frontMerges {
-			return "1", nil
-		}
-		return "0", nil
-	}
-	return "", ErrNoAttr
-}
+// Attr reads a tunable.
+func (d *deadline) Attr(name string) (string, error) { return readTunable(deadlineTunables, d, name) }
 
-// SetAttr writes a tunable as mq-deadline's sysfs store does: the value is
-// a decimal int (32 bits, kstrtoint: a sign is allowed), else the write
-// fails with EINVAL, or ERANGE if it does not fit; then it is clamped to
-// the tunable's bounds: read_expire and write_expire (ms) 0..2147483647,
-// fifo_batch 0..2147483647, writes_starved any int, front_merges 0..1. A
-// refused write changes nothing.
+// SetAttr writes a tunable (see deadlineTunables); a refused write changes
+// nothing.
 func (d *deadline) SetAttr(name, value string) error {
-	lo, hi, ok := deadlineBounds(name)
-	if !ok {
-		return ErrNoAttr
-	}
-	v, err := strconv.ParseInt(strings.TrimSpace(value), 10, 32)
-	if err != nil {
-		if errors.Is(err, strconv.ErrRange) {
-			return fmt.Errorf("%w (want an int: %d..%d)", syscall.ERANGE, math.MinInt32, math.MaxInt32)
-		}
-		return fmt.Errorf("%w (want a decimal integer)", syscall.EINVAL)
-	}
-	n := int(min(max(v, lo), hi))
-	switch name {
-	case "read_expire":
-		d.expire[DirRead] = time.Duration(n) * time.Millisecond
-	case "write_expire":
-		d.expire[DirWrite] = time.Duration(n) * time.Millisecond
-	case "writes_starved":
-		d.writesStarved = n
-	case "fifo_batch":
-		d.fifoBatch = n
-	case "front_merges":
-		d.frontMerges = n > 0
-	}
-	return nil
-}
-
-// bounds returns the range a written value is clamped to (mq-deadline's
-// STORE_INT and STORE_JIFFIES bounds).
-func deadlineBounds(name string) (lo, hi int64, ok bool) {
-	switch name {
-	case "read_expire", "write_expire", "fifo_batch":
-		return 0, math.MaxInt32, true
-	case "writes_starved":
-		return math.MinInt32, math.MaxInt32, true
-	case "front_merges":
-		return 0, 1, true
-	}
-	return 0, 0, false
+	return writeTunable(deadlineTunables, d, name, value)
 }

@@ -48,7 +48,7 @@ func TestFrontAndRequestMerges(t *testing.T) {
 	if st.InFlight != 2 {
 		t.Fatalf("in_flight = %d, want 2 (the busy request and 92+32)", st.InFlight)
 	}
-	if p := q.Pool(); p.InUse[DirRead] != 2 || p.Queued != 1 {
+	if p := q.Pool(); p.InUse[dirRead] != 2 || p.Queued != 1 {
 		t.Fatalf("pool %+v: want 2 reads in use, 1 queued", p)
 	}
 	dev.release()

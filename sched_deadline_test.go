@@ -134,8 +134,8 @@ func TestAttrs(t *testing.T) {
 			t.Errorf("%s = %q, %v; want %q (Linux default)", k, got, err, v)
 		}
 	}
-	if err := d.SetAttr("bogus", "1"); !errors.Is(err, ErrNoAttr) {
-		t.Errorf("unknown attribute: %v, want ErrNoAttr", err)
+	if err := d.SetAttr("bogus", "1"); !errors.Is(err, errNoAttr) {
+		t.Errorf("unknown attribute: %v, want errNoAttr", err)
 	}
 }
 

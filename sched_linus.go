@@ -98,13 +98,9 @@ package blkq
 // 2.4.21 tunables.
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
-	"strings"
-	"syscall"
 )
 
 // Name is the scheduler's registered name.
@@ -148,22 +144,14 @@ func linusTuned2003() linusParams {
 	return linusParams{ReadLatency: 128, WriteLatency: 512, MaxBombSegments: 0, SeekCost: 1}
 }
 
-// Validate reports whether p is usable: latencies and max_bomb_segments in
-// 0..MaxInt32, seek cost in 1..MaxInt32 (a seek cost of 0 would let seeky
-// inserts pass a request for ever).
+// Validate reports whether p is usable: each tunable within its bounds
+// in linusTunables (latencies and max_bomb_segments 0..MaxInt32, seek
+// cost 1..MaxInt32).
 func (p linusParams) Validate() error {
-	for _, f := range []struct {
-		name string
-		v    int
-		min  int
-	}{
-		{"read_latency", p.ReadLatency, 0},
-		{"write_latency", p.WriteLatency, 0},
-		{"max_bomb_segments", p.MaxBombSegments, 0},
-		{"seek_cost", p.SeekCost, 1},
-	} {
-		if f.v < f.min || f.v > maxTunable {
-			return fmt.Errorf("linus: %s %d: want %d..%d", f.name, f.v, f.min, maxTunable)
+	l := &linus{p: p}
+	for _, t := range linusTunables {
+		if v, _ := strconv.ParseInt(t.get(l), 10, 64); v < t.lo || v > t.hi {
+			return fmt.Errorf("linus: %s %d: want %d..%d", t.name, v, t.lo, t.hi)
 		}
 	}
 	return nil
@@ -227,7 +215,7 @@ func (l *linus) Insert(rq *Request, atHead bool, _ Time) {
 		// rq passes everything behind its place.
 		next := after.elv.next
 		cost := l.p.SeekCost
-		if after.End() == rq.Sector || rq.End() == next.Sector {
+		if after.end() == rq.Sector || rq.end() == next.Sector {
 			cost = 1
 		}
 		charge(next, cost)
@@ -374,7 +362,7 @@ func (l *linus) AllowMerge(rq *Request, b *Bio) bool {
 	if rq.elvIndex != onSorted {
 		return false
 	}
-	if b.End() == rq.Sector && rq.elvSeq <= 0 {
+	if b.end() == rq.Sector && rq.elvSeq <= 0 {
 		return false
 	}
 	for p := rq.elv.next; p != nil; p = p.elv.next {
@@ -416,59 +404,39 @@ func (l *linus) Drain() []*Request {
 	return out
 }
 
-// Attrs lists the tunables, named as elvtune's fields.
-func (l *linus) Attrs() []string {
-	return []string{"read_latency", "write_latency", "max_bomb_segments", "seek_cost"}
+// linusTunables are the elevator's files in queue/iosched/, named as
+// elvtune's fields. A written value is a decimal int (32 bits: ERANGE
+// beyond, EINVAL if not a number); one out of bounds is refused with
+// EINVAL, as elvtune's ioctl refused negative values (a seek cost of 0
+// would let seeky inserts pass a request for ever). New latencies apply to
+// requests inserted from then on, as elvtune's did.
+var linusTunables = []tunable[*linus]{
+	linusTunable("read_latency", 0, linusDefaultReadLatency, "passover budget of a read (elvtune -r)",
+		func(p *linusParams) *int { return &p.ReadLatency }),
+	linusTunable("write_latency", 0, linusDefaultWriteLatency, "passover budget of a write (elvtune -w)",
+		func(p *linusParams) *int { return &p.WriteLatency }),
+	linusTunable("max_bomb_segments", 0, linusDefaultMaxBombSegments, "write units left ahead of a promoted read; 0 turns it off (elvtune -b)",
+		func(p *linusParams) *int { return &p.MaxBombSegments }),
+	linusTunable("seek_cost", 1, linusDefaultSeekCost, "budget a seeky insert costs each request it passes (ELV_LINUS_SEEK_COST)",
+		func(p *linusParams) *int { return &p.SeekCost }),
 }
+
+func linusTunable(name string, lo int64, def int, doc string, field func(*linusParams) *int) tunable[*linus] {
+	return tunable[*linus]{
+		tunableInfo: tunableInfo{name: name, unit: "passes", lo: lo, hi: maxTunable, def: strconv.Itoa(def),
+			source: "Linux 2.4.21 default " + strconv.Itoa(def) + " (include/linux/elevator.h, RHEL3)", doc: doc},
+		get:   func(l *linus) string { return strconv.Itoa(*field(&l.p)) },
+		parse: parseInt32Bounded,
+		set:   func(l *linus, n int64) error { *field(&l.p) = int(n); return nil },
+	}
+}
+
+// Attrs lists the tunables.
+func (l *linus) Attrs() []string { return tunableNames(linusTunables) }
 
 // Attr reads a tunable.
-func (l *linus) Attr(name string) (string, error) {
-	switch name {
-	case "read_latency":
-		return strconv.Itoa(l.p.ReadLatency), nil
-	case "write_latency":
-		return strconv.Itoa(l.p.WriteLatency), nil
-	case "max_bomb_segments":
-		return strconv.Itoa(l.p.MaxBombSegments), nil
-	case "seek_cost":
-		return strconv.Itoa(l.p.SeekCost), nil
-	}
-	return "", ErrNoAttr
-}
+func (l *linus) Attr(name string) (string, error) { return readTunable(linusTunables, l, name) }
 
-// SetAttr writes a tunable: a decimal int, 0..MaxInt32 (seek_cost
-// 1..MaxInt32); elvtune's ioctl refused negative values with EINVAL. A
-// value that is not a number fails with EINVAL, one that does not fit an
-// int with ERANGE, one out of bounds with EINVAL; a refused write changes
-// nothing. New latencies apply to requests inserted from now on.
-func (l *linus) SetAttr(name, value string) error {
-	if !slices.Contains(l.Attrs(), name) {
-		return ErrNoAttr
-	}
-	v, err := strconv.ParseInt(strings.TrimSpace(value), 10, 32)
-	if err != nil {
-		if errors.Is(err, strconv.ErrRange) {
-			return fmt.Errorf("%w (want an int: at most %d)", syscall.ERANGE, maxTunable)
-		}
-		return fmt.Errorf("%w (want a decimal integer)", syscall.EINVAL)
-	}
-	n := int(v)
-	p := l.p
-	switch name {
-	case "read_latency":
-		p.ReadLatency = n
-	case "write_latency":
-		p.WriteLatency = n
-	case "max_bomb_segments":
-		p.MaxBombSegments = n
-	case "seek_cost":
-		p.SeekCost = n
-	default:
-		return ErrNoAttr
-	}
-	if err := p.Validate(); err != nil {
-		return fmt.Errorf("%w (%v)", syscall.EINVAL, err)
-	}
-	l.p = p
-	return nil
-}
+// SetAttr writes a tunable (see linusTunables); a refused write changes
+// nothing.
+func (l *linus) SetAttr(name, value string) error { return writeTunable(linusTunables, l, name, value) }

@@ -69,7 +69,7 @@ func (p *probe) Insert(rq *Request, atHead bool, now Time) {
 	p.linus.Insert(rq, atHead, now)
 	p.st[rq] = &rqStat{budget: rq.elvSeq}
 	prev, next := rq.elv.prev, rq.elv.next
-	seeky := !(prev != nil && prev.End() == rq.Sector || next != nil && rq.End() == next.Sector)
+	seeky := !(prev != nil && prev.end() == rq.Sector || next != nil && rq.end() == next.Sector)
 	for r := next; r != nil; r = r.elv.next {
 		if before[r] <= 0 {
 			p.violate("insert of %s passed %s with budget %d", linusRqName(rq), linusRqName(r), before[r])
@@ -118,7 +118,7 @@ func (p *probe) Dispatch(now Time) *Request {
 		return rq // a head insert
 	}
 	delete(p.st, rq)
-	d := rq.Op.Dir()
+	d := rq.Op.dir()
 	// Each pass costs at least 1 and needs a positive budget, so at most
 	// budget passes, and at most (budget-1)/seek_cost + 1 seeky ones.
 	maxSeeky := 0
@@ -154,7 +154,7 @@ func (d *seekDevice) Issue(rq *Request) {
 	dist := max(rq.Sector, d.head) - min(rq.Sector, d.head)
 	service := 100*time.Microsecond + time.Duration(dist*uint64(8*time.Millisecond)/d.capacity) +
 		time.Duration(rq.Sectors)*time.Microsecond
-	d.head = rq.End()
+	d.head = rq.end()
 	d.loop.Schedule(service, func() { d.complete(rq, nil) })
 }
 
@@ -209,10 +209,10 @@ func (w *worker) bio() *Bio {
 		b.Sector = r.rng.Uint64N(cap-64) &^ 7
 	}
 	b.Sectors = 8 * uint32(1+r.rng.IntN(8))
-	if b.End() > cap {
+	if b.end() > cap {
 		b.Sector = cap - uint64(b.Sectors)
 	}
-	w.next = b.End()
+	w.next = b.end()
 	return b
 }
 
@@ -347,7 +347,7 @@ func TestQueueOnNullDevice(t *testing.T) {
 	loop := newSimLoop()
 	dev := newNullDevice(loop, 1<<22, 4)
 	r := newRun(t, dev, loop, "linus", 16, 3000, 7)
-	if got := r.q.SchedulerName(); got != "linus" {
+	if got := r.q.elv.Name(); got != "linus" {
 		t.Fatalf("scheduler %q, want linus", got)
 	}
 	for k, v := range map[string]string{"iosched/read_latency": "2048", "iosched/write_latency": "8192", "iosched/max_bomb_segments": "6", "iosched/seek_cost": "16"} {

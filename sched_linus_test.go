@@ -432,8 +432,8 @@ func TestTunables(t *testing.T) {
 			t.Errorf("%s = %q, %v; want %q (stock 2.4.21)", k, got, err, v)
 		}
 	}
-	if _, err := l.Attr("bogus"); !errors.Is(err, ErrNoAttr) {
-		t.Errorf("Attr(bogus) error %v, want ErrNoAttr", err)
+	if _, err := l.Attr("bogus"); !errors.Is(err, errNoAttr) {
+		t.Errorf("Attr(bogus) error %v, want errNoAttr", err)
 	}
 	for _, c := range []struct{ name, value, want string }{
 		{"read_latency", "128", "128"},
@@ -462,8 +462,8 @@ func TestTunables(t *testing.T) {
 			t.Errorf("SetAttr(%s, %q) accepted", c.name, c.value)
 		}
 	}
-	if err := l.SetAttr("bogus", "1"); !errors.Is(err, ErrNoAttr) {
-		t.Errorf("SetAttr(bogus) error %v, want ErrNoAttr", err)
+	if err := l.SetAttr("bogus", "1"); !errors.Is(err, errNoAttr) {
+		t.Errorf("SetAttr(bogus) error %v, want errNoAttr", err)
 	}
 	if l.linusParams() != before {
 		t.Errorf("a refused write changed the tunables: %+v, want %+v", l.linusParams(), before)
@@ -507,8 +507,8 @@ func TestParams(t *testing.T) {
 }
 
 func TestRegistered(t *testing.T) {
-	if !slices.Contains(Elevators(), "linus") {
-		t.Fatalf("linus not registered: %v", Elevators())
+	if !slices.Contains(elevatorNames(), "linus") {
+		t.Fatalf("linus not registered: %v", elevatorNames())
 	}
 }
 

@@ -83,7 +83,8 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer dev.Close()
-	q, err := blkq.New(dev, blkq.NewRealClock(), blkq.Config{LockHoldTiming: true, LockHoldCPU: *cpuHold})
+	queueHold := lockstat.New(*cpuHold) // the queue lock's hold times
+	q, err := blkq.New(dev, blkq.NewRealClock(), blkq.Config{LockHook: queueHold})
 	if err != nil {
 		return err
 	}
@@ -223,7 +224,7 @@ spawn:
 		lat.Count(), *interval, *writers, float64(written.Load())/1e6)
 	fmt.Fprintf(stdout, "T: 0 I:%d C:%d Min:%8.0f Avg:%8.0f P99:%8.0f Max:%8.0f (µs of wake-up latency)\n",
 		interval.Microseconds(), lat.Count(), us(lat.Min()), lat.Mean()/1e3, us(lat.Percentile(99)), us(lat.Max()))
-	qs, _ := q.LockStats()
+	qs := queueHold.Stats()
 	fmt.Fprintf(stdout, "lock holds (µs)     %9s  %8s %8s %8s  %8s %8s %8s\n", "holds", "wall p99", "max", ">100µs", "CPU p99", "max", ">100µs")
 	lockLine(stdout, "queue lock", qs)
 	lockLine(stdout, "buffer cache lock", st.Lock)

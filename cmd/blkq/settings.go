@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/blkq-dev/blkq"
@@ -56,14 +55,7 @@ func compareSettings(spec string, base engine.Options) ([]compareSetting, error)
 // disk that never runs, and sets its tunables: the same checks the engine
 // makes when it opens the run's own queue.
 func checkQueueOptions(opt engine.Options) error {
-	cfg := blkq.Config{Scheduler: opt.Scheduler, NrRequests: opt.NrRequests, BatchRequests: opt.BatchRequests, NoMerges: opt.NoMerges}
-	if opt.Alloc != "" {
-		p, ok := blkq.AllocPolicyByName(opt.Alloc)
-		if !ok {
-			return fmt.Errorf("unknown allocation policy %q", opt.Alloc)
-		}
-		cfg.Alloc = p
-	}
+	cfg := blkq.Config{Scheduler: opt.Scheduler, NrRequests: opt.NrRequests, BatchRequests: opt.BatchRequests, NoMerges: opt.NoMerges, Alloc: opt.Alloc}
 	loop := sim.NewLoop()
 	q, err := blkq.New(hdd.New(loop, hdd.DefaultParams()), loop, cfg)
 	if err != nil {
