@@ -22,57 +22,31 @@ type ilist[T any, P linked[T]] struct {
 	n          int
 }
 
-// PushBack appends x.
-func (l *ilist[T, P]) PushBack(x *T) {
+// insert puts x between prev and next, neighbours on l (nil: the end).
+func (l *ilist[T, P]) insert(x, prev, next *T) {
 	lx := P(x).link()
-	lx.prev, lx.next = l.tail, nil
-	if l.tail != nil {
-		P(l.tail).link().next = x
+	lx.prev, lx.next = prev, next
+	if prev != nil {
+		P(prev).link().next = x
 	} else {
 		l.head = x
 	}
-	l.tail = x
-	l.n++
-}
-
-// PushFront prepends x.
-func (l *ilist[T, P]) PushFront(x *T) {
-	lx := P(x).link()
-	lx.prev, lx.next = nil, l.head
-	if l.head != nil {
-		P(l.head).link().prev = x
+	if next != nil {
+		P(next).link().prev = x
 	} else {
 		l.tail = x
 	}
-	l.head = x
 	l.n++
 }
 
-// InsertAfter puts x just after mark, which must be on l.
-func (l *ilist[T, P]) InsertAfter(x, mark *T) {
-	lx, lm := P(x).link(), P(mark).link()
-	lx.prev, lx.next = mark, lm.next
-	if lm.next != nil {
-		P(lm.next).link().prev = x
-	} else {
-		l.tail = x
-	}
-	lm.next = x
-	l.n++
-}
+// PushBack appends x; PushFront prepends it.
+func (l *ilist[T, P]) PushBack(x *T)  { l.insert(x, l.tail, nil) }
+func (l *ilist[T, P]) PushFront(x *T) { l.insert(x, nil, l.head) }
 
-// InsertBefore puts x just before mark, which must be on l.
-func (l *ilist[T, P]) InsertBefore(x, mark *T) {
-	lx, lm := P(x).link(), P(mark).link()
-	lx.next, lx.prev = mark, lm.prev
-	if lm.prev != nil {
-		P(lm.prev).link().next = x
-	} else {
-		l.head = x
-	}
-	lm.prev = x
-	l.n++
-}
+// InsertAfter puts x just after mark, InsertBefore just before it; mark
+// must be on l.
+func (l *ilist[T, P]) InsertAfter(x, mark *T)  { l.insert(x, mark, P(mark).link().next) }
+func (l *ilist[T, P]) InsertBefore(x, mark *T) { l.insert(x, P(mark).link().prev, mark) }
 
 // Remove unlinks x, which must be on l.
 func (l *ilist[T, P]) Remove(x *T) {
