@@ -1,8 +1,10 @@
 package blkq
 
-// Action is what happened to a bio or request: the blktrace action as
-// blkparse prints it ("Q", "M", "F", "G", "S", "I", "D", "C", "P", "U",
-// "R"), plus one of blkq's own, "W". In the order of an I/O's life
+// Action is what happened to a bio or request: the letter of the
+// blktrace action as blkparse prints it ('Q', 'M', 'F', 'G', 'S', 'I',
+// 'D', 'C', 'P', 'U', 'R'), plus one of blkq's own, 'W'. Compare it with a
+// character (e.Action == 'Q'); print it with %c. One byte, so an event
+// stays small and holds no pointer for it. In the order of an I/O's life
 // (docs/design.md):
 //
 //	Q  the queue got the bio
@@ -20,21 +22,21 @@ package blkq
 //	C  completed; with no Rq, a read-ahead bio dropped at once under
 //	   request pressure (Err is ErrReadAheadDropped, which wraps EAGAIN)
 //	R  requeued (a trace may hold it; this queue never requeues)
-type Action string
+type Action byte
 
 // The actions the queue emits.
 const (
-	actQueue      Action = "Q"
-	actBackMerge  Action = "M"
-	actFrontMerge Action = "F"
-	actGetRq      Action = "G"
-	actSleepRq    Action = "S"
-	actWake       Action = "W"
-	actIssue      Action = "D"
-	actComplete   Action = "C"
-	actPlug       Action = "P"
-	actUnplug     Action = "U"
-	actInsert     Action = "I"
+	actQueue      Action = 'Q'
+	actBackMerge  Action = 'M'
+	actFrontMerge Action = 'F'
+	actGetRq      Action = 'G'
+	actSleepRq    Action = 'S'
+	actWake       Action = 'W'
+	actIssue      Action = 'D'
+	actComplete   Action = 'C'
+	actPlug       Action = 'P'
+	actUnplug     Action = 'U'
+	actInsert     Action = 'I'
 )
 
 // An Event is one transition in the life of an I/O. Every statistic and

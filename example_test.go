@@ -135,7 +135,7 @@ func ExampleQueue_Enqueue() {
 	loop.Post(submit)
 	loop.Run()
 	scheduler, _ := q.Attr("scheduler")
-	fmt.Printf("scheduler %s: Q=%d G=%d S=%d W=%d C=%d\n", scheduler, count["Q"], count["G"], count["S"], count["W"], count["C"])
+	fmt.Printf("scheduler %s: Q=%d G=%d S=%d W=%d C=%d\n", scheduler, count['Q'], count['G'], count['S'], count['W'], count['C'])
 	if err := q.Check(true); err != nil {
 		log.Fatal(err)
 	}

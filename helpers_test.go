@@ -130,7 +130,7 @@ func (r *recorder) Trace(e *Event) {
 func (r *recorder) letters() string {
 	s := ""
 	for _, e := range r.events {
-		s += string(e.Action)
+		s += string(rune(e.Action))
 	}
 	return s
 }

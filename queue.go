@@ -247,19 +247,26 @@ func (q *Queue) endBio(b *Bio, err error) {
 
 // trace emits one event to every tracer.
 func (q *Queue) trace(a Action, b *Bio, rq *Request) *Event {
+	// Field by field rather than *e = Event{...}: the scratch event is
+	// reused, and a whole-struct store of its pointers costs a bulk write
+	// barrier per event while the GC runs.
 	e := &q.ev
-	*e = Event{Time: q.clk.Now(), Action: a, Bio: b, Rq: rq}
+	e.Time, e.Action, e.Bio, e.Rq = q.clk.Now(), a, b, rq
+	e.Depth, e.Wait, e.Err = 0, 0, nil
+	var t *Task
 	switch {
 	case b != nil:
 		e.Op, e.Flags, e.Sector, e.Sectors = b.Op, b.Flags, b.Sector, b.Sectors
-		if b.task != nil {
-			e.PID, e.Task = b.task.PID, b.task
-		}
+		t = b.task
 	case rq != nil:
 		e.Op, e.Flags, e.Sector, e.Sectors = rq.Op, rq.Flags, rq.Sector, rq.Sectors
-		if rq.Task != nil {
-			e.PID, e.Task = rq.Task.PID, rq.Task
-		}
+		t = rq.Task
+	default:
+		e.Op, e.Flags, e.Sector, e.Sectors = 0, 0, 0, 0
+	}
+	e.Task, e.PID = t, 0
+	if t != nil {
+		e.PID = t.PID
 	}
 	return e
 }

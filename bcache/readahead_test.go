@@ -15,7 +15,7 @@ import (
 type raCounter struct{ ra, sync atomic.Int64 }
 
 func (c *raCounter) Trace(e *blkq.Event) {
-	if e.Action != "Q" || e.Op != blkq.OpRead {
+	if e.Action != 'Q' || e.Op != blkq.OpRead {
 		return
 	}
 	if e.Flags&blkq.FlagReadAhead != 0 {
@@ -131,7 +131,7 @@ func TestReadAheadDroppedUnderPressure(t *testing.T) {
 	}
 	var reads atomic.Int64 // read requests allocated (G)
 	q.AddTracer(blkq.TracerFunc(func(e *blkq.Event) {
-		if e.Action == "G" && e.Op == blkq.OpRead {
+		if e.Action == 'G' && e.Op == blkq.OpRead {
 			reads.Add(1)
 		}
 	}))

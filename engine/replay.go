@@ -171,19 +171,19 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 	p.q.AddTracer(blkq.TracerFunc(func(e *blkq.Event) {
 		b := js.Blkq
 		switch e.Action {
-		case "M":
+		case 'M':
 			if e.Bio == nil {
 				return // a request merge: no record merged
 			}
 			b.BackMerges++
 			res.Merged[e.Bio.Private.(*replayIO).idx] = 'M'
-		case "F":
+		case 'F':
 			b.FrontMerges++
 			res.Merged[e.Bio.Private.(*replayIO).idx] = 'F'
-		case "D":
+		case 'D':
 			b.RequestsIssued++
 			b.RequestBytes += uint64(e.Sectors) << blkq.SectorShift
-		case "S", "G", "W", "C":
+		case 'S', 'G', 'W', 'C':
 			sleeps.trace(e, b)
 		}
 	}))

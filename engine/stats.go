@@ -169,16 +169,16 @@ func (p *pidStats) Trace(e *blkq.Event) {
 	}
 	b := p.byPID[i]
 	switch e.Action {
-	case "M":
+	case 'M':
 		if e.Bio != nil { // a bio's merge, not a request merge
 			b.BackMerges++
 		}
-	case "F":
+	case 'F':
 		b.FrontMerges++
-	case "D":
+	case 'D':
 		b.RequestsIssued++
 		b.RequestBytes += uint64(e.Sectors) << blkq.SectorShift
-	case "G", "S", "W", "C":
+	case 'G', 'S', 'W', 'C':
 		p.sleeps.trace(e, b)
 	}
 }
@@ -199,13 +199,13 @@ type allocSleeps struct {
 func (a *allocSleeps) trace(e *blkq.Event, b *report.BlkqJobStats) {
 	_, slept := a.asleep[e.Bio]
 	switch e.Action {
-	case "W":
+	case 'W':
 		b.Wakeups++
-	case "C":
+	case 'C':
 		if e.Rq == nil && errors.Is(e.Err, blkq.ErrReadAheadDropped) {
 			b.DroppedReadAhead++
 		}
-	case "S":
+	case 'S':
 		b.Sleeps++
 		if slept {
 			return
@@ -214,7 +214,7 @@ func (a *allocSleeps) trace(e *blkq.Event, b *report.BlkqJobStats) {
 			a.asleep = map[*blkq.Bio]struct{}{}
 		}
 		a.asleep[e.Bio] = struct{}{}
-	case "G":
+	case 'G':
 		if !slept {
 			return
 		}

@@ -27,30 +27,30 @@ func eventAction(e *blkq.Event) (action uint32, sector uint64, bytes uint32, ok 
 	var ta, tc uint32
 	opBits := true
 	switch e.Action {
-	case "Q":
+	case 'Q':
 		ta, tc = TAQueue, TCQueue
-	case "M":
+	case 'M':
 		ta, tc = TABackMerge, TCQueue
-	case "F":
+	case 'F':
 		ta, tc = TAFrontMerge, TCQueue
-	case "G":
+	case 'G':
 		ta, tc = TAGetRq, TCQueue
-	case "S":
+	case 'S':
 		ta, tc = TASleepRq, TCQueue
-	case "R":
+	case 'R':
 		ta, tc = TARequeue, TCRequeue|TCFS
-	case "D":
+	case 'D':
 		ta, tc = TAIssue, TCIssue|TCFS
-	case "C":
+	case 'C':
 		ta, tc = TAComplete, TCComplete|TCFS
 		if e.Rq == nil {
 			tc = TCComplete // a bio's completion (blk_add_trace_bio) is not an FS request's
 		}
-	case "I":
+	case 'I':
 		ta, tc = TAInsert, TCQueue|TCFS
-	case "P":
+	case 'P':
 		ta, tc, opBits = TAPlug, TCQueue|TCRead, false
-	case "U":
+	case 'U':
 		ta, tc, opBits = TAUnplugIO, TCQueue|TCRead, false
 	default:
 		return 0, 0, 0, false

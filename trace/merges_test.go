@@ -38,11 +38,11 @@ func pressureTrace(t *testing.T) ([]byte, blkq.DiskStats, map[string]int) {
 	q.AddTracer(w)
 	q.AddTracer(stats)
 	q.AddTracer(blkq.TracerFunc(func(e *blkq.Event) {
-		a := string(e.Action)
+		a := string(rune(e.Action))
 		switch {
-		case e.Action == "M" && e.Bio == nil:
+		case e.Action == 'M' && e.Bio == nil:
 			a = "M-rq"
-		case e.Action == "C" && e.Rq == nil:
+		case e.Action == 'C' && e.Rq == nil:
 			if !errors.Is(e.Err, blkq.ErrReadAheadDropped) {
 				t.Errorf("a C without a request ended with %v", e.Err)
 			}

@@ -104,17 +104,17 @@ func (s *Stats) Trace(e *blkq.Event) {
 	}
 	t := e.Time
 	switch e.Action {
-	case "Q":
+	case 'Q':
 		if s.anyQ {
 			s.m.Q2Q.add(s.lastQ, t)
 		}
 		s.anyQ, s.lastQ = true, t
 		s.ios[e.Bio] = &ioTimes{q: t, s: -1, g: -1, i: -1, m: -1, d: -1}
-	case "S":
+	case 'S':
 		if io := s.ios[e.Bio]; io != nil {
 			io.s = t
 		}
-	case "G":
+	case 'G':
 		if io := s.ios[e.Bio]; io != nil {
 			io.g = t
 			s.m.Q2G.add(io.q, t)
@@ -123,19 +123,19 @@ func (s *Stats) Trace(e *blkq.Event) {
 				s.m.S2G.add(io.s, t)
 			}
 		}
-	case "M", "F":
+	case 'M', 'F':
 		if io := s.ios[e.Bio]; io != nil {
 			io.m = t
 			s.m.Q2M.add(io.q, t)
 		}
-	case "I":
+	case 'I':
 		if io := s.ios[firstBio(e.Rq)]; io != nil {
 			io.i = t
 			if io.g >= 0 {
 				s.m.G2I.add(io.g, t)
 			}
 		}
-	case "D":
+	case 'D':
 		e.Rq.Bios(func(b *blkq.Bio) {
 			if io := s.ios[b]; io != nil {
 				switch {
@@ -147,7 +147,7 @@ func (s *Stats) Trace(e *blkq.Event) {
 				io.d = t
 			}
 		})
-	case "C":
+	case 'C':
 		if e.Rq == nil {
 			delete(s.ios, e.Bio) // a dropped read-ahead: it never reached a request
 			return

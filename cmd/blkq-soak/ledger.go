@@ -63,14 +63,14 @@ func (l *ledger) Trace(e *blkq.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch e.Action {
-	case "Q":
+	case 'Q':
 		if s, ok := l.live[e.Bio]; ok {
 			l.dup("Q of %v %d+%d while it is live (state %d)", e.Op, e.Sector, e.Sectors, s)
 			return
 		}
 		l.live[e.Bio] = waiting
 		l.queued++
-	case "M", "F", "G":
+	case 'M', 'F', 'G':
 		if e.Bio == nil {
 			return // a request merged into another: its bios stay in a request
 		}
@@ -79,20 +79,20 @@ func (l *ledger) Trace(e *blkq.Event) {
 			return
 		}
 		l.live[e.Bio] = inRequest
-	case "S":
+	case 'S':
 		if s := l.live[e.Bio]; s != waiting && s != sleeping {
 			l.dup("S for %v %d+%d in state %d", e.Op, e.Sector, e.Sectors, s)
 			return
 		}
 		l.live[e.Bio] = sleeping
-	case "D":
+	case 'D':
 		if l.issued[e.Rq] {
 			l.dup("D of request %v %d+%d already in flight", e.Op, e.Sector, e.Sectors)
 			return
 		}
 		l.issued[e.Rq] = true
 		l.rqIssued++
-	case "C":
+	case 'C':
 		if e.Rq == nil {
 			l.dropRA(e.Bio) // a read-ahead dropped at once: it never had a request
 			return

@@ -346,7 +346,7 @@ func TestQueue(t *testing.T) {
 		}
 		maxDepth := 0
 		q.AddTracer(blkq.TracerFunc(func(e *blkq.Event) {
-			if e.Action == "D" {
+			if e.Action == 'D' {
 				maxDepth = max(maxDepth, e.Depth)
 			}
 		}))
