@@ -249,8 +249,13 @@ func (q *Queue) endBio(b *Bio, err error) {
 func (q *Queue) trace(a Action, b *Bio, rq *Request) *Event {
 	// Field by field rather than *e = Event{...}: the scratch event is
 	// reused, and a whole-struct store of its pointers costs a bulk write
-	// barrier per event while the GC runs.
+	// barrier per event while the GC runs. With no tracer nobody reads
+	// it, so it is not filled in at all (callers may still set fields and
+	// emit it to no one).
 	e := &q.ev
+	if len(q.tracers) == 0 {
+		return e
+	}
 	e.Time, e.Action, e.Bio, e.Rq = q.clk.Now(), a, b, rq
 	e.Depth, e.Wait, e.Err = 0, 0, nil
 	var t *Task

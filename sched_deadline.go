@@ -1,6 +1,6 @@
 package blkq
 
-// Package deadline is the mq-deadline I/O scheduler: requests sorted by
+// mq-deadline, the default I/O scheduler: requests sorted by
 // sector per direction, each also on a per-direction FIFO with a deadline.
 //
 // Dispatch serves batches of up to fifo_batch requests of one direction in
@@ -15,8 +15,6 @@ package blkq
 //
 // Linux's mq-deadline also has I/O priority levels and prio aging; blkq
 // has one level (every request is best-effort), so those are left out.
-//
-// Import this package for its effect: it registers "mq-deadline".
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 package blkq
 
-// Package linus is the Linux 2.4 I/O scheduler, the "linus elevator" of
+// linus is the Linux 2.4 I/O scheduler, the "linus elevator" of
 // drivers/block/elevator.c, tuned with elvtune.
 //
 // # The algorithm
@@ -94,8 +94,7 @@ package blkq
 // Like 2.4's, an insert, a merge and a front-merge lookup each walk the list
 // (O(queued requests), at most 2 x nr_requests); dispatch is O(1).
 //
-// Import this package for its effect: it registers "linus" with the stock
-// 2.4.21 tunables.
+// A queue made with Scheduler "linus" gets the stock 2.4.21 tunables.
 
 import (
 	"fmt"
