@@ -62,11 +62,8 @@ var (
 	}
 )
 
-// AllocPolicies lists the request-allocation policies' names, the values
-// of Config.Alloc and the alloc tunable: fair (the default: Linux
-// 2.4.18's get_request after the 2002 starvation fix), legacy (before
-// it), fair-nobatch (fair, waking a sleeper on every free request) and
-// fair-wakeall (fair with wake-all).
+// allocPolicyNames lists the policies' names: the values of Config.Alloc
+// and the alloc tunable.
 func allocPolicyNames() []string {
 	names := make([]string, len(allocPolicies))
 	for i, p := range allocPolicies {

@@ -20,7 +20,7 @@ const (
 	maxHWSectorsKB    = 32767
 	minNrRequests     = 4    // BLKDEV_MIN_RQ
 	maxNrRequests     = 2048 // MAX_SCHED_RQ
-	defaultNrRequests = 128  // BLKDEV_DEFAULT_RQ
+	defaultNrRequests = 128  // BLKDEV_MAX_RQ
 	defaultMaxSectors = 2560 // BLK_DEF_MAX_SECTORS: 1280 KiB
 	defaultReadAhead  = 128  // KiB, VM_READAHEAD_PAGES
 	defaultPlugLimit  = 32   // BLK_MAX_REQUEST_COUNT
@@ -28,7 +28,7 @@ const (
 
 var queueTunables = []tunable[*Queue]{
 	{tunableInfo: tunableInfo{name: "nr_requests", unit: "requests per direction", lo: minNrRequests, hi: maxNrRequests,
-		def: strconv.Itoa(defaultNrRequests), source: "Linux default 128 (BLKDEV_DEFAULT_RQ)",
+		def: strconv.Itoa(defaultNrRequests), source: "Linux default 128 (BLKDEV_MAX_RQ)",
 		doc: "request pool per direction; a write below 4 becomes 4 (BLKDEV_MIN_RQ), above 2048 (MAX_SCHED_RQ) is refused"},
 		get:   func(q *Queue) string { return strconv.Itoa(q.alloc.nr) },
 		parse: parseSysfsNumber,

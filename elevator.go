@@ -118,7 +118,7 @@ var elevators = map[string]func(Clock) elevator{
 // blkq device is. The CLI's default is the same.
 const defaultScheduler = "mq-deadline"
 
-// Elevators lists the schedulers' names, sorted: the values
+// elevatorNames lists the schedulers' names, sorted: the values
 // Config.Scheduler and the scheduler tunable accept.
 func elevatorNames() []string {
 	var names []string

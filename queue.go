@@ -12,7 +12,8 @@ import (
 
 // Config sets up a queue. The zero value of a field means Linux's default.
 type Config struct {
-	// Scheduler is the elevator's name ("none", "mq-deadline", ...).
+	// Scheduler is the elevator's name: "none", "mq-deadline" or "linus"
+	// (the 2.4 elevator with its stock 2.4.21 tunables).
 	// Default "mq-deadline": Linux's default for a device with one
 	// hardware queue (elevator_get_default), as every blkq device is.
 	Scheduler string
@@ -25,8 +26,11 @@ type Config struct {
 	// between reads and writes but set the batch from the whole, so a
 	// 2.4.18 queue is NrRequests 64 with BatchRequests 32.
 	BatchRequests int
-	// Alloc names the request-allocation policy (AllocPolicies; default
-	// "fair", Linux 2.4.18's get_request after the 2002 starvation fix).
+	// Alloc names the request-allocation policy: "fair" (the default:
+	// Linux 2.4.18's get_request after the 2002 starvation fix),
+	// "legacy" (2.4.18-pre9, before it), "fair-nobatch" (fair, waking a
+	// sleeper as soon as any request is freed) or "fair-wakeall" (fair
+	// with wake-all). See alloc.go.
 	Alloc string
 	// NoMerges is the nomerges tunable: 0 all merges, 1 one-hit cache
 	// only, 2 none (Linux default 0).

@@ -33,7 +33,7 @@ const (
 	deadlineDefaultFrontMerges   = true
 )
 
-// deadline is the mq-deadline elevator. Use New; the queue calls its
+// deadline is the mq-deadline elevator. Use newDeadline; the queue calls its
 // methods under its lock.
 type deadline struct {
 	name          string
@@ -52,7 +52,7 @@ type deadline struct {
 	latestPos [2]uint64 // end of the last request dispatched, per direction
 }
 
-// New returns an mq-deadline elevator with Linux's default tunables.
+// newDeadline returns an mq-deadline elevator with Linux's default tunables.
 func newDeadline(name string) *deadline {
 	return &deadline{
 		name:          name,

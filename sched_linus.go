@@ -64,7 +64,7 @@ package blkq
 //
 // The budgets, the seek cost and the barrier follow 2.4.20 and later (Jens
 // Axboe's 2002 "elevator seek accounting fixes": merge cost 1, seek cost
-// linus_LINUS_SEEK_COST, a request after the insertion point pays for it).
+// ELV_LINUS_SEEK_COST, a request after the insertion point pays for it).
 // Merges stop at the barrier as in 2.4.32 and Andrea Arcangeli's -aa tree
 // (seen in 2.4.20-aa1); 2.4.20 and the RHEL3 2.4.21 tree still merged past
 // it, taking merges to be free. max_bomb_segments is Andrew Morton's
@@ -102,11 +102,11 @@ import (
 	"strconv"
 )
 
-// Name is the scheduler's registered name.
+// linusName is the scheduler's name.
 const linusName = "linus"
 
 // The stock 2.4.21 tunables (include/linux/elevator.h in the RHEL3 2.4.21
-// tree: ELEVATOR_LINUS and linus_LINUS_SEEK_COST).
+// tree: ELEVATOR_LINUS and ELV_LINUS_SEEK_COST).
 const (
 	linusDefaultReadLatency     = 2048
 	linusDefaultWriteLatency    = 8192
@@ -126,7 +126,7 @@ type linusParams struct {
 	ReadLatency     int // passover budget of a read (elvtune -r)
 	WriteLatency    int // passover budget of a write (elvtune -w)
 	MaxBombSegments int // write units left ahead of a promoted read; 0 = off (elvtune -b)
-	SeekCost        int // budget a seeky insert costs each request it passes (linus_LINUS_SEEK_COST)
+	SeekCost        int // budget a seeky insert costs each request it passes (ELV_LINUS_SEEK_COST)
 }
 
 // linusStock2421 returns the tunables of a stock 2.4.21 kernel (as shipped in
@@ -163,7 +163,7 @@ const (
 	onFront  // the head-insert list, served first
 )
 
-// linus is the 2.4 linus elevator. Use New; the queue calls its methods
+// linus is the 2.4 linus elevator. Use newLinus; the queue calls its methods
 // under its lock.
 type linus struct {
 	p      linusParams
@@ -171,7 +171,7 @@ type linus struct {
 	front  rqList // head inserts (flushes), served before sorted
 }
 
-// New returns a linus elevator with tunables p. It panics if p is invalid
+// newLinus returns a linus elevator with tunables p. It panics if p is invalid
 // (see linusParams.Validate).
 func newLinus(p linusParams) *linus {
 	if err := p.Validate(); err != nil {
