@@ -15,7 +15,7 @@ import (
 	"github.com/blkq-dev/blkq/experiment"
 	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/trace"
-	wtrace "github.com/blkq-dev/blkq/workload/trace"
+	"github.com/blkq-dev/blkq/workload/iotrace"
 )
 
 // cmdReplay runs "blkq replay TRACE [flags]": a recorded block trace
@@ -168,13 +168,13 @@ func traceSource(path, format string, unit time.Duration) (engine.ReplaySource, 
 	if format == "blktrace" || (format == "" && isBlktrace(head)) {
 		return blktraceSource(path)
 	}
-	f := wtrace.Format(format)
+	f := iotrace.Format(format)
 	if f == "" {
-		if f, err = wtrace.Detect(head); err != nil {
+		if f, err = iotrace.Detect(head); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	if _, err := wtrace.NewReader(bytes.NewReader(nil), path, f); err != nil {
+	if _, err := iotrace.NewReader(bytes.NewReader(nil), path, f); err != nil {
 		return nil, err
 	}
 	return func() (engine.ReplayReader, error) {
@@ -182,10 +182,10 @@ func traceSource(path, format string, unit time.Duration) (engine.ReplaySource, 
 		if err != nil {
 			return nil, err
 		}
-		var r wtrace.Reader
-		if f == wtrace.FormatDiskSim && unit > 0 {
-			r = wtrace.NewDiskSimReader(fh, path, unit)
-		} else if r, err = wtrace.NewReader(fh, path, f); err != nil {
+		var r iotrace.Reader
+		if f == iotrace.FormatDiskSim && unit > 0 {
+			r = iotrace.NewDiskSimReader(fh, path, unit)
+		} else if r, err = iotrace.NewReader(fh, path, f); err != nil {
 			fh.Close()
 			return nil, err
 		}
@@ -227,7 +227,7 @@ func readHead(path string, n int) ([]byte, error) {
 
 // textRecords is the engine.ReplayReader of a text trace.
 type textRecords struct {
-	r wtrace.Reader
+	r iotrace.Reader
 	f *os.File
 }
 
@@ -421,13 +421,13 @@ func compareKernelMerges(path, format string, ours []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f := wtrace.Format(format)
+	f := iotrace.Format(format)
 	if f == "" {
-		if f, err = wtrace.Detect(head); err != nil {
+		if f, err = iotrace.Detect(head); err != nil {
 			return "", err
 		}
 	}
-	if f != wtrace.FormatBlkparse && f != wtrace.FormatFtrace {
+	if f != iotrace.FormatBlkparse && f != iotrace.FormatFtrace {
 		return "", fmt.Errorf("--kernel-merges: %s is a %s trace; only blkparse and ftrace traces carry the kernel's merges", path, f)
 	}
 	fh, err := os.Open(path)
@@ -435,7 +435,7 @@ func compareKernelMerges(path, format string, ours []byte) (string, error) {
 		return "", err
 	}
 	defer fh.Close()
-	theirs, err := wtrace.ReadKernelMerges(fh, path, f)
+	theirs, err := iotrace.ReadKernelMerges(fh, path, f)
 	if err != nil && len(theirs) == 0 {
 		return "", err
 	}

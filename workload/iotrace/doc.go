@@ -1,4 +1,4 @@
-// Package trace reads block I/O traces written by other tools, so that they
+// Package iotrace reads block I/O traces written by other tools, so that they
 // can be replayed through blkq's request layer: each reader turns one line of
 // a trace into a Record (arrival time, submitter, op, flags and the sector
 // range [Sector, Sector+Sectors) in 512-byte sectors).
@@ -46,4 +46,4 @@
 // Each reader's doc says which. Traces are not required to be in time order,
 // so Time may go backwards (and, for MSR, be negative); a replayer that
 // needs order must sort.
-package trace
+package iotrace

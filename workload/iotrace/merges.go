@@ -1,4 +1,4 @@
-package trace
+package iotrace
 
 // What the kernel did with each queued bio, read back from its own trace:
 // the oracle for blkq's merging.

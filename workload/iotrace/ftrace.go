@@ -1,4 +1,4 @@
-package trace
+package iotrace
 
 // The kernel's ftrace "blk" tracer (kernel/trace/blktrace.c), read from
 // /sys/kernel/tracing/trace or trace_pipe, in its three shapes:

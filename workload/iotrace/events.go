@@ -1,4 +1,4 @@
-package trace
+package iotrace
 
 // The blktrace family (blkparse text, the ftrace blk tracer) logs every step
 // of a bio's life as an action line; this file holds what the two share: the

@@ -1,10 +1,10 @@
-package trace_test
+package iotrace_test
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/blkq-dev/blkq/workload/trace"
+	"github.com/blkq-dev/blkq/workload/iotrace"
 )
 
 // Two MSR Cambridge lines, read as records: FILETIME ticks become time since
@@ -12,11 +12,11 @@ import (
 func ExampleNewReader() {
 	src := "128166385295514663,hm,0,Write,9056014336,2048,2833\n" +
 		"128166385295514878,hm,0,Read,11855351808,512,2617\n"
-	r, err := trace.NewReader(strings.NewReader(src), "hm_0.csv", trace.FormatMSR)
+	r, err := iotrace.NewReader(strings.NewReader(src), "hm_0.csv", iotrace.FormatMSR)
 	if err != nil {
 		panic(err)
 	}
-	recs, err := trace.ReadAll(r)
+	recs, err := iotrace.ReadAll(r)
 	for _, rec := range recs {
 		fmt.Println(rec.Time, rec.Process, rec.PID, rec.Op, rec.Sector, rec.Sectors)
 	}
@@ -36,7 +36,7 @@ func ExampleReadKernelMerges() {
 		"  7,0    0   385.069864699 11078  P   N [fio]\n" +
 		"  7,0    0   385.069867975 11078  Q  WS 8 + 8 [fio]\n" +
 		"  7,0    0   385.069869568 11078  M  WS 8 + 8 [fio]\n"
-	qs, err := trace.ReadKernelMerges(strings.NewReader(src), "loop0", trace.FormatFtrace)
+	qs, err := iotrace.ReadKernelMerges(strings.NewReader(src), "loop0", iotrace.FormatFtrace)
 	for _, q := range qs {
 		fmt.Printf("line %d: %v %d+%d at %v merged=%v %q\n", q.Line, q.Op, q.Sector, q.Sectors, q.Time, q.Merged(), q.Merge)
 	}

@@ -1,4 +1,4 @@
-package trace
+package iotrace
 
 // fio's I/O logs (write_iolog=, read_iolog=; HOWTO "Trace file format" and
 // iolog.c), versions 2 and 3:

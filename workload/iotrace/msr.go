@@ -1,4 +1,4 @@
-package trace
+package iotrace
 
 // MSR Cambridge block traces (SNIA IOTTA set 388), CSV without a header:
 //

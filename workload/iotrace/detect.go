@@ -1,4 +1,4 @@
-package trace
+package iotrace
 
 // Format detection from content. Each text format is tried on the whole
 // lines of the head, in the order of Formats; the first that parses them all

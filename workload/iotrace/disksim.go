@@ -1,4 +1,4 @@
-package trace
+package iotrace
 
 // DiskSim ASCII traces as MQSim reads them (src/host/IO_Flow_Trace_Based.cpp
 // and ASCII_Trace_Definition.h in CMU-SAFARI/MQSim), one request a line,

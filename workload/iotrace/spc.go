@@ -1,4 +1,4 @@
-package trace
+package iotrace
 
 // SPC trace format (the UMass Trace Repository's "Financial1/2" and
 // "WebSearch1-3" traces), CSV without a header:

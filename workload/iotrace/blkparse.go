@@ -1,4 +1,4 @@
-package trace
+package iotrace
 
 // blkparse's default text output (blkparse(1), "%D %2c %8s %5T.%9t %5p %2a
 // %3d" then a tail that depends on the action):
