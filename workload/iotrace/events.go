@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/internal/collect"
 )
 
 // Event is one action line of a blkparse or ftrace trace.
@@ -99,17 +100,7 @@ func ReadEvents(r io.Reader, name string, f Format) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	var evs []Event
-	for {
-		ev, err := er.Next()
-		if err == io.EOF {
-			return evs, nil
-		}
-		if err != nil {
-			return evs, err
-		}
-		evs = append(evs, ev)
-	}
+	return collect.All(er.Next)
 }
 
 // relTime turns an absolute ftrace timestamp into time since the first event.

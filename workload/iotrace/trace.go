@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/internal/collect"
 )
 
 // Record is one I/O of a trace: a bio as it arrived at the block layer.
@@ -103,17 +104,7 @@ func NewReader(r io.Reader, name string, f Format) (Reader, error) {
 // ReadAll reads r to the end. It returns every record read before the first
 // error, and that error (nil at a clean end of input).
 func ReadAll(r Reader) ([]Record, error) {
-	var recs []Record
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return recs, nil
-		}
-		if err != nil {
-			return recs, err
-		}
-		recs = append(recs, rec)
-	}
+	return collect.All(r.Next)
 }
 
 // ReadFile reads the trace at path in format f, or in the format Detect finds
