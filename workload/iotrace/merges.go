@@ -69,3 +69,38 @@ func ReadKernelMerges(r io.Reader, name string, f Format) ([]Queued, error) {
 	evs, err := ReadEvents(r, name, f)
 	return KernelMerges(evs), err
 }
+
+// MergeAgreement compares, bio by bio, the kernel's merge decisions with a
+// replay's: over the first Bios Q records of both, how many each merged,
+// and on how many they agree (both merged, or neither).
+type MergeAgreement struct {
+	Bios, Kernel, Replay, Both, Neither int
+}
+
+// CompareMerges compares the kernel's decisions (ReadKernelMerges) with a
+// replay's, ours[i] != 0 when the replay merged the i-th record's bio.
+func CompareMerges(kernel []Queued, ours []byte) MergeAgreement {
+	a := MergeAgreement{Bios: min(len(kernel), len(ours))}
+	for i := range a.Bios {
+		k, b := kernel[i].Merged(), ours[i] != 0
+		switch {
+		case k && b:
+			a.Both++
+		case !k && !b:
+			a.Neither++
+		}
+		if k {
+			a.Kernel++
+		}
+		if b {
+			a.Replay++
+		}
+	}
+	return a
+}
+
+// Percent is the share of bios on which the two agree, in percent (0 for
+// no bios).
+func (a MergeAgreement) Percent() float64 {
+	return 100 * float64(a.Both+a.Neither) / float64(max(a.Bios, 1))
+}
