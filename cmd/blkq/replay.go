@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,60 +12,54 @@ import (
 	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/trace"
 	"github.com/blkq-dev/blkq/workload/iotrace"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-// cmdReplay runs "blkq replay TRACE [flags]": a recorded block trace
+// replayCommand is "replay [flags] TRACE": a recorded block trace
 // through the request layer onto a device, reported as blkq run reports.
+func replayCommand(f *cliFlags, all *pflag.FlagSet, stdout, stderr io.Writer) *cobra.Command {
+	c := &cobra.Command{
+		Use:  "replay [flags] TRACE",
+		Long: "Replays a block trace through the request layer.",
+		Args: exactArgs(1, "one trace file"),
+		RunE: func(_ *cobra.Command, args []string) error { return f.replay(args[0], stdout, stderr) },
+	}
+	addFlags(c, all, replayFlags)
+	return c
+}
+
+// cmdReplay runs "blkq replay args" in process (tests).
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
-	var f runFlags
-	fs := flag.NewFlagSet("blkq replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	f.register(fs)
-	format := fs.String("format", "", "trace format: blktrace, blkparse, ftrace, disksim, msr, spc, fio-iolog (default: detected from the content)")
-	timing := fs.String("timing", "trace", "trace: recorded arrival times (open loop); afap: as fast as possible (closed loop)")
-	speed := fs.Float64("speed", 1, "with --timing=trace, replay this many times faster")
-	iodepth := fs.Int("iodepth", 32, "with --timing=afap, records in flight")
-	timeUnit := fs.Duration("time-unit", 0, "time unit of a DiskSim trace's arrival times (MQSim writes ns, the default; DiskSim's own traces use ms: --time-unit=1ms)")
-	strict := fs.Bool("strict", false, "fail on an address beyond the device instead of wrapping it")
-	kernelMerges := fs.Bool("kernel-merges", false, "for blkparse/ftrace traces: compare blkq's merges of the Q events with the kernel's own M/F events in the trace")
-	compare := fs.String("compare", "", "run under several settings and print one table, e.g. sched=none,mq-deadline,linus or nomerges=0,2")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: blkq replay [flags] TRACE\n\nReplays a block trace through the request layer.\n\nflags:")
-		fs.PrintDefaults()
-	}
-	rest, ok, err := parseFlags(fs, args)
-	if !ok {
-		return err
-	}
-	if len(rest) != 1 {
-		return usagef("replay: want one trace file, got %d arguments (blkq replay -h)", len(rest))
-	}
-	path := rest[0]
+	return cmdLine("replay", args, nil, stdout, stderr)
+}
+
+// replay replays the trace at path, or compares its replays under
+// --compare's settings, and prints the report or the table.
+func (f *cliFlags) replay(path string, stdout, stderr io.Writer) error {
 	base, err := f.options()
 	if err != nil {
 		return err
 	}
 	switch {
-	case f.runtimeCap != 0:
-		return usagef("--runtime-cap: a replay runs the whole trace and has no runtime to cap")
 	case base.SizeCap > 0 && !strings.HasPrefix(base.Device, "file:"):
 		return usagef("--size-cap: in a replay it sizes a file: device; %s keeps its size", deviceName(base.Device))
-	case !(*speed >= 1e-6) || *speed > 1e9:
+	case !(f.speed >= 1e-6) || f.speed > 1e9:
 		// Below a millionth, a second of trace lasts over eleven days.
-		return usagef("--speed=%v: want a number from 1e-6 to 1e9 (2 = twice as fast, 0.5 = half as fast)", *speed)
-	case *iodepth < 1:
-		return usagef("--iodepth=%d: want at least 1", *iodepth)
-	case *timing != "trace" && *timing != "afap":
-		return usagef("--timing=%.40s: want trace or afap", *timing)
-	case *timeUnit < 0 || *timeUnit > 0 && !powerOfTen(int64(*timeUnit)):
-		return usagef("--time-unit=%v: want a power of ten of nanoseconds, such as 1ns, 100ns, 1us, 1ms or 1s", *timeUnit)
-	case *compare != "" && (f.format != "normal" || f.output != "" || f.traceFile != ""):
-		return usagef("--compare prints one text table: it does not combine with --output-format, --output or --trace")
+		return usagef("--speed=%v: want a number from 1e-6 to 1e9 (2 = twice as fast, 0.5 = half as fast)", f.speed)
+	case f.iodepth < 1:
+		return usagef("--iodepth=%d: want at least 1", f.iodepth)
+	case f.timing != "trace" && f.timing != "afap":
+		return usagef("--timing=%.40s: want trace or afap", f.timing)
+	case f.timeUnit < 0 || f.timeUnit > 0 && !powerOfTen(int64(f.timeUnit)):
+		return usagef("--time-unit=%v: want a power of ten of nanoseconds, such as 1ns, 100ns, 1us, 1ms or 1s", f.timeUnit)
+	case f.compare != "" && (f.format != "normal" || f.output != "" || f.traceFile != "" || f.kernelMerges):
+		return usagef("--compare prints one text table: it does not combine with --output-format, --output, --trace or --kernel-merges")
 	}
 	var settings []compareSetting
-	if *compare != "" {
+	if f.compare != "" {
 		// Every value is checked before the first replay starts.
-		if settings, err = compareSettings(*compare, base); err != nil {
+		if settings, err = compareSettings(f.compare, base); err != nil {
 			return err
 		}
 	}
@@ -76,11 +69,11 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	defer in.release()
 	stdout = in.out
 	base.Stop = in.Stop()
-	src, err := traceSource(path, *format, *timeUnit)
+	src, err := traceSource(path, f.traceFormat, f.timeUnit)
 	if err != nil {
 		return err
 	}
-	ro := engine.ReplayOptions{Timing: *timing, Speed: *speed, IODepth: *iodepth, Strict: *strict}
+	ro := engine.ReplayOptions{Timing: f.timing, Speed: f.speed, IODepth: f.iodepth, Strict: f.strict}
 	if f.parseOnly {
 		// As run --parse-only: the trace is read and checked, nothing runs.
 		n, warn, err := engine.CheckTrace(path, src, ro)
@@ -93,7 +86,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "blkq: %s: %d records parsed\n", path, n)
 		return nil
 	}
-	if *compare != "" {
+	if f.compare != "" {
 		if err := replayCompare(path, src, base, ro, settings, stdout, stderr); err != nil {
 			return err
 		}
@@ -122,8 +115,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "blkq: %s\n", w)
 	}
-	if *kernelMerges {
-		line, err := compareKernelMerges(path, *format, res.Merged)
+	if f.kernelMerges {
+		line, err := compareKernelMerges(path, f.traceFormat, res.Merged)
 		if err != nil {
 			return err
 		}
