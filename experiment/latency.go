@@ -304,7 +304,7 @@ func (l *latencyRun) probe(lat *report.Latency) []int64 {
 	defer timer.Stop()
 	for time.Now().Before(end) && !l.stopped() {
 		timer.Reset(min(time.Until(next), time.Until(end))) // no sample past the end
-		select { // interruptible
+		select {                                            // interruptible
 		case <-timer.C:
 		case <-l.o.Stop:
 		}
