@@ -303,8 +303,9 @@ func (l *latencyRun) probe(lat *report.Latency) []int64 {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for time.Now().Before(end) && !l.stopped() {
-		timer.Reset(min(time.Until(next), time.Until(end))) // no sample past the end
-		select {                                            // interruptible
+		// No sample past the end; Stop interrupts the wait.
+		timer.Reset(min(time.Until(next), time.Until(end)))
+		select {
 		case <-timer.C:
 		case <-l.o.Stop:
 		}
