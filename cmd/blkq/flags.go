@@ -21,7 +21,8 @@ type cliFlags struct {
 	device, scheduler, alloc string
 	nrRequests, nomerges     int
 	sets                     []string
-	// The run (run, replay; seed also experiment).
+	// The run (run, replay; seed run and experiment: a replay makes no
+	// random choice).
 	seed       uint64
 	sizeCap    string
 	runtimeCap time.Duration
@@ -45,6 +46,15 @@ type cliFlags struct {
 	cpuHold            bool
 	// trace print.
 	noSummary bool
+
+	// set is the FlagSet the flags are defined on (flagSet).
+	set *pflag.FlagSet
+}
+
+// given reports whether the flag name was given on the command line.
+func (f *cliFlags) given(name string) bool {
+	fl := f.set.Lookup(name)
+	return fl != nil && fl.Changed
 }
 
 // The flags each command takes, by name.
@@ -52,7 +62,7 @@ var (
 	queueFlags      = []string{"device", "scheduler", "nr-requests", "nomerges", "alloc", "set"}
 	outputFlags     = []string{"output-format", "output", "trace"}
 	runFlags        = append(append([]string{"seed", "size-cap", "runtime-cap", "parse-only"}, queueFlags...), outputFlags...)
-	replayFlags     = append(append([]string{"seed", "size-cap", "parse-only", "format", "timing", "speed", "iodepth", "time-unit", "strict", "kernel-merges", "compare"}, queueFlags...), outputFlags...)
+	replayFlags     = append(append([]string{"size-cap", "parse-only", "format", "timing", "speed", "iodepth", "time-unit", "strict", "kernel-merges", "compare"}, queueFlags...), outputFlags...)
 	experimentFlags = []string{"seed", "scale", "output-format", "print-jobs", "trace", "plot"}
 	latencyFlags    = []string{"duration", "interval", "writers", "dir", "cpu-hold"}
 	tracePrintFlags = []string{"no-summary"}
@@ -61,9 +71,10 @@ var (
 // flagSet defines every flag on f's fields, with its default and help.
 func (f *cliFlags) flagSet() *pflag.FlagSet {
 	fs := pflag.NewFlagSet("blkq", pflag.ContinueOnError)
+	f.set = fs
 	fs.StringVar(&f.device, "device", "", "device: sim:hdd, sim:ssd, null or file:PATH (default: null for jobs on fio's null engine, else sim:hdd)")
 	fs.StringVar(&f.scheduler, "scheduler", "mq-deadline", "elevator: none, mq-deadline or linus (the 2.4 elevator)")
-	fs.IntVar(&f.nrRequests, "nr-requests", 128, "request pool per direction (nr_requests; Linux default 128)")
+	fs.IntVar(&f.nrRequests, "nr-requests", 128, "request pool per direction (nr_requests; the default is Linux's)")
 	fs.IntVar(&f.nomerges, "nomerges", 0, "0 all merges, 1 one-hit cache only, 2 none")
 	fs.StringVar(&f.alloc, "alloc", "fair", "request allocation policy: fair, legacy, fair-nobatch, fair-wakeall")
 	fs.StringArrayVar(&f.sets, "set", nil, "set a queue tunable before the run, `NAME=VALUE` (repeatable; e.g. iosched/fifo_batch=8)")

@@ -51,6 +51,10 @@ func (f *cliFlags) replay(path string, stdout, stderr io.Writer) error {
 		return usagef("--iodepth=%d: want at least 1", f.iodepth)
 	case f.timing != "trace" && f.timing != "afap":
 		return usagef("--timing=%.40s: want trace or afap", f.timing)
+	case f.given("iodepth") && f.timing != "afap":
+		return usagef("--iodepth: records in flight are --timing=afap's; --timing=%.40s submits each record at its time", f.timing)
+	case f.given("speed") && f.timing != "trace":
+		return usagef("--speed: scales the recorded times of --timing=trace; --timing=%.40s has none", f.timing)
 	case f.timeUnit < 0 || f.timeUnit > 0 && !powerOfTen(int64(f.timeUnit)):
 		return usagef("--time-unit=%v: want a power of ten of nanoseconds, such as 1ns, 100ns, 1us, 1ms or 1s", f.timeUnit)
 	case f.compare != "" && (f.format != "normal" || f.output != "" || f.traceFile != "" || f.kernelMerges):
@@ -69,6 +73,11 @@ func (f *cliFlags) replay(path string, stdout, stderr io.Writer) error {
 	defer in.release()
 	stdout = in.out
 	base.Stop = in.Stop()
+	if f.timeUnit > 0 {
+		if tf, err := iotrace.FileFormat(path, iotrace.Format(f.traceFormat)); err == nil && tf != iotrace.FormatDiskSim {
+			return usagef("--time-unit: %s is a %s trace; only DiskSim traces take a time unit", path, tf)
+		}
+	}
 	src, err := traceSource(path, f.traceFormat, f.timeUnit)
 	if err != nil {
 		return err

@@ -41,6 +41,9 @@ func Open(path string, f Format, unit time.Duration) (Opener, error) {
 	if err != nil {
 		return nil, err
 	}
+	if unit > 0 && f != FormatDiskSim {
+		return nil, fmt.Errorf("%s: a %s trace: only DiskSim traces take a time unit", path, f)
+	}
 	if f == FormatBlktrace {
 		fh, err := os.Open(path)
 		if err != nil {

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+// commandFlags returns the flags blkq's command path (such as "replay" or
+// "trace print") takes, by name, as its help lists them.
+func commandFlags(t *testing.T, path string) []string {
+	t.Helper()
+	c, rest, err := newCLI(nil, new(bytes.Buffer), new(bytes.Buffer)).Find(strings.Fields(path))
+	if err != nil || len(rest) > 0 {
+		t.Fatalf("no command %q: %v", path, err)
+	}
+	c.InitDefaultHelpFlag()
+	var names []string
+	c.LocalFlags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	return names
+}
+
+// TestUsageErrorFromTheBinaryExitsTwoOnce: the built binary, given a bad
+// flag, prints one line naming the flag and pointing at the command's
+// help, nothing on stdout, and exits 2.
+func TestUsageErrorFromTheBinaryExitsTwoOnce(t *testing.T) {
+	bin := buildBlkq(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--bogus"}, "blkq: run: unknown flag: --bogus; see 'blkq help run'\n"},
+		{[]string{"replay", "--iodepth=x", "t.trace"}, `blkq: replay: invalid value "x" for flag --iodepth: invalid syntax; see 'blkq help replay'` + "\n"},
+		{[]string{"trace", "print", "--bogus", "x"}, "blkq: trace print: unknown flag: --bogus; see 'blkq help trace'\n"},
+		{[]string{"run", "--nomerges=3"}, "blkq: --nomerges=3: want 0, 1 or 2; see 'blkq help run'\n"},
+		{[]string{"latency", "--writers=-1"}, "blkq: --writers=-1: want 0 or more; see 'blkq help latency'\n"},
+	} {
+		cmd := exec.Command(bin, tc.args...)
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+			t.Errorf("blkq %v: %v; want exit status 2", tc.args, err)
+		}
+		if e.String() != tc.want || o.Len() != 0 {
+			t.Errorf("blkq %v: stderr %q, stdout %q; want stderr %q alone", tc.args, e.String(), o.String(), tc.want)
+		}
+	}
+}
+
+// TestHelpRunListsRunsFlags: blkq help run (stdout) and blkq run --help
+// (stderr) exit 0 and list every flag run takes, each once.
+func TestHelpRunListsRunsFlags(t *testing.T) {
+	flags := commandFlags(t, "run")
+	if len(flags) < len(runFlags) {
+		t.Fatalf("run takes %v", flags)
+	}
+	status, out, errOut := blkqCLI("help", "run")
+	status2, out2, errOut2 := blkqCLI("run", "--help")
+	if status != 0 || errOut != "" || status2 != 0 || out2 != "" || errOut2 != out {
+		t.Fatalf("help run: exit %d, stderr %q; run --help: exit %d, stdout %q, same text %v", status, errOut, status2, out2, errOut2 == out)
+	}
+	for _, f := range flags {
+		if n := len(regexp.MustCompile(`(?m)^\s+(-\w, )?--`+f+`( |$)`).FindAllString(out, -1)); n != 1 {
+			t.Errorf("blkq help run lists --%s %d times, want once:\n%s", f, n, out)
+		}
+	}
+}
+
+// TestEachFlagIsDefinedOnceAndUsed: the commands take flags only from the
+// one definition (flags.go), and every flag defined is taken by some
+// command.
+func TestEachFlagIsDefinedOnceAndUsed(t *testing.T) {
+	var f cliFlags
+	used := map[string]bool{"help": true}
+	for _, names := range [][]string{runFlags, replayFlags, experimentFlags, latencyFlags, tracePrintFlags} {
+		seen := map[string]bool{}
+		for _, n := range names {
+			if seen[n] {
+				t.Errorf("--%s listed twice for one command", n)
+			}
+			seen[n], used[n] = true, true
+		}
+	}
+	f.flagSet().VisitAll(func(fl *pflag.Flag) {
+		if !used[fl.Name] {
+			t.Errorf("--%s is defined but no command takes it", fl.Name)
+		}
+	})
+	// The shared flags are the same Flag in every command that takes it.
+	a, _, _ := newCLI(nil, new(bytes.Buffer), new(bytes.Buffer)).Find([]string{"run"})
+	b, _, _ := a.Root().Find([]string{"replay"})
+	if a.Flags().Lookup("device") != b.Flags().Lookup("device") {
+		t.Error("run's --device and replay's are two flags")
+	}
+}
+
+// jsonWallClock matches the wall-clock fields of a JSON report.
+var jsonWallClock = regexp.MustCompile(`(?m)^.*"(time|timestamp|timestamp_ms)" : .*$`)
+
+// TestEveryReplayFlagChangesTheReplay: each flag replay takes does what
+// its help says on a real trace: the report, the output or the outcome
+// differs from the same replay without it. A flag added to replay without
+// a case here fails the test, so that no flag is accepted and ignored.
+func TestEveryReplayFlagChangesTheReplay(t *testing.T) {
+	dir := t.TempDir()
+	img := func(name string) string { return "--device=file:" + filepath.Join(dir, name) }
+	ftrace := "../../testdata/samples/ftrace-blk-loop0.txt"
+	type outcome struct {
+		out, errOut string
+		err         error
+	}
+	replay := func(trace string, args ...string) outcome {
+		var o, e strings.Builder
+		err := cmdReplay(append(append([]string{"--output-format=json"}, args...), trace), &o, &e)
+		return outcome{jsonWallClock.ReplaceAllString(o.String(), ""), e.String(), err}
+	}
+	differs := func(o, base outcome) bool { return o.err == nil && base.err == nil && o.out != base.out && o.out != "" }
+	cases := map[string]struct {
+		base, with []string
+		trace      string // default: the MQSim TPC-C trace
+		ok         func(with, base outcome) bool
+	}{
+		"device":        {with: []string{"--device=sim:ssd"}, ok: differs},
+		"scheduler":     {with: []string{"--scheduler=none"}, ok: differs},
+		"nr-requests":   {with: []string{"--nr-requests=4"}, ok: differs},
+		"nomerges":      {with: []string{"--nomerges=2"}, ok: differs},
+		"alloc":         {base: []string{"--nr-requests=4"}, with: []string{"--nr-requests=4", "--alloc=legacy"}, ok: differs},
+		"set":           {with: []string{"--set", "iosched/fifo_batch=1"}, ok: differs},
+		"timing":        {with: []string{"--timing=afap"}, ok: differs},
+		"speed":         {with: []string{"--speed=2"}, ok: differs},
+		"iodepth":       {base: []string{"--timing=afap"}, with: []string{"--timing=afap", "--iodepth=4"}, ok: differs},
+		"time-unit":     {with: []string{"--time-unit=1us"}, ok: differs},
+		"output-format": {with: []string{"--output-format=normal"}, ok: differs},
+		"size-cap": {base: []string{img("a.img")}, with: []string{img("b.img"), "--size-cap=1m"}, ok: func(w, b outcome) bool {
+			fa, ea := os.Stat(filepath.Join(dir, "a.img"))
+			fb, eb := os.Stat(filepath.Join(dir, "b.img"))
+			return w.err == nil && ea == nil && eb == nil && fb.Size() == 1<<20 && fa.Size() > 1<<20
+		}},
+		"strict": {base: []string{img("c.img"), "--size-cap=1m"}, with: []string{img("d.img"), "--size-cap=1m", "--strict"}, ok: func(w, b outcome) bool {
+			return b.err == nil && strings.Contains(b.errOut, "wrapped into it") && w.err != nil
+		}},
+		"parse-only": {with: []string{"--parse-only"}, ok: func(w, b outcome) bool {
+			return w.err == nil && w.out == "" && strings.Contains(w.errOut, "6999 records parsed") && b.out != ""
+		}},
+		"format": {with: []string{"--format=msr"}, ok: func(w, b outcome) bool { return b.err == nil && w.err != nil }},
+		"kernel-merges": {trace: ftrace, with: []string{"--kernel-merges"}, ok: func(w, b outcome) bool {
+			return w.err == nil && strings.Contains(w.errOut, "merges vs the kernel's own") && !strings.Contains(b.errOut, "merges vs")
+		}},
+		"compare": {with: []string{"--output-format=normal", "--compare", "nomerges=0,2"}, ok: func(w, b outcome) bool {
+			return w.err == nil && strings.Contains(w.out, "nomerges=2 ") && strings.Contains(w.out, "avg req KiB")
+		}},
+		"output": {with: []string{"--output", filepath.Join(dir, "r.json")}, ok: func(w, b outcome) bool {
+			data, err := os.ReadFile(filepath.Join(dir, "r.json"))
+			return w.err == nil && w.out == "" && err == nil && jsonWallClock.ReplaceAllString(string(data), "") == b.out
+		}},
+		"trace": {with: []string{"--trace", filepath.Join(dir, "r.blktrace.0")}, ok: func(w, b outcome) bool {
+			fi, err := os.Stat(filepath.Join(dir, "r.blktrace.0"))
+			return w.err == nil && err == nil && fi.Size() > 0 && w.out == b.out
+		}},
+		"help": {with: []string{"--help"}, ok: func(w, b outcome) bool {
+			return w.err == nil && w.out == "" && strings.HasPrefix(w.errOut, "usage: blkq replay")
+		}},
+	}
+	flags := commandFlags(t, "replay")
+	sort.Strings(flags)
+	for _, name := range flags {
+		tc, ok := cases[name]
+		if !ok {
+			t.Errorf("--%s: replay takes it, but this test has no case showing what it does", name)
+			continue
+		}
+		delete(cases, name)
+		trace := tc.trace
+		if trace == "" {
+			trace = tpcc
+		}
+		base, with := replay(trace, tc.base...), replay(trace, tc.with...)
+		if !tc.ok(with, base) {
+			t.Errorf("--%s: %v made no difference it should (err %v, base err %v)\nstderr %.300s", name, tc.with, with.err, base.err, with.errOut)
+		}
+	}
+	for name := range cases {
+		t.Errorf("a case for --%s, which replay does not take", name)
+	}
+}
+
+// TestReplayRefusesFlagsItsTimingIgnores: --iodepth belongs to afap
+// timing and --speed to trace timing; given to the other, and a time
+// unit given for a trace that is not DiskSim, they are usage errors.
+func TestReplayRefusesFlagsItsTimingIgnores(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--iodepth=8", tpcc}, "--iodepth: records in flight are --timing=afap's"},
+		{[]string{"--timing=afap", "--speed=2", tpcc}, "--speed: scales the recorded times of --timing=trace"},
+		{[]string{"--time-unit=1ms", "../../testdata/samples/ftrace-blk-loop0.txt"}, "only DiskSim traces take a time unit"},
+		{[]string{"--compare", "nomerges=0,2", "--kernel-merges", tpcc}, "does not combine with"},
+	} {
+		var o strings.Builder
+		err := cmdReplay(tc.args, &o, new(strings.Builder))
+		if !isUsage(err) || !strings.Contains(err.Error(), tc.want) || o.Len() != 0 {
+			t.Errorf("replay %v: %v; want a usage error %q and no report", tc.args, err, tc.want)
+		}
+	}
+}
