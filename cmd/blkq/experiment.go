@@ -24,27 +24,20 @@ const maxScale = 10
 
 // experimentCommand is "blkq experiment list" and "blkq experiment NAME".
 func experimentCommand(f *cliFlags, all *pflag.FlagSet, stdout, stderr io.Writer) *cobra.Command {
-	c := &cobra.Command{
+	return withFlags(&cobra.Command{
 		Use:         "experiment list",
 		Annotations: map[string]string{alsoUse: "experiment [flags] NAME"},
 		Long:        "Lists the experiments, or runs one: the original Linux measurements beside blkq's.",
 		Args:        exactArgs(1, `one experiment name or "list"`),
 		RunE:        func(_ *cobra.Command, args []string) error { return f.experiment(args[0], stdout, stderr) },
-	}
-	addFlags(c, all, experimentFlags)
-	return c
-}
-
-// cmdExperiment runs "blkq experiment args" in process (tests).
-func cmdExperiment(args []string, stdout, stderr io.Writer) error {
-	return cmdLine("experiment", args, nil, stdout, stderr)
+	}, all, experimentFlags)
 }
 
 // experiment lists the experiments (name "list") or runs one and prints
 // its table.
 func (f *cliFlags) experiment(name string, stdout, stderr io.Writer) error {
-	if f.format != "normal" && f.format != "json" {
-		return usagef("--output-format=%.40s: want normal or json", f.format)
+	if err := f.checkOutputFormat(); err != nil {
+		return err
 	}
 	// Up to ten times the published length: the runs' virtual time and
 	// wall time grow with the scale, and there is nothing past it to see.

@@ -1,7 +1,7 @@
 package main
 
 // Every flag of every blkq command is defined here, once, on one FlagSet;
-// a command takes the flags it uses from it by name (addFlags), so that a
+// a command takes the flags it uses from it by name (withFlags), so that a
 // flag shared by run, replay and experiment has one name, one meaning, one
 // default and one help line. The values land in a cliFlags, made afresh
 // for each command line.
@@ -111,9 +111,10 @@ func (f *cliFlags) flagSet() *pflag.FlagSet {
 	return fs
 }
 
-// addFlags gives c the flags of all named names. A name that all lacks is
-// a programming error, caught by every test that builds the commands.
-func addFlags(c *cobra.Command, all *pflag.FlagSet, names []string) {
+// withFlags gives c the flags of all named names and returns c. A name
+// that all lacks is a programming error, caught by every test that builds
+// the commands.
+func withFlags(c *cobra.Command, all *pflag.FlagSet, names []string) *cobra.Command {
 	for _, n := range names {
 		fl := all.Lookup(n)
 		if fl == nil {
@@ -121,4 +122,5 @@ func addFlags(c *cobra.Command, all *pflag.FlagSet, names []string) {
 		}
 		c.Flags().AddFlag(fl)
 	}
+	return c
 }

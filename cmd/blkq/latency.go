@@ -13,25 +13,18 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// latencyCommand is "latency [flags]": the wake-up latency benchmark
+// latencyCommand is "blkq latency [flags]": the wake-up latency benchmark
 // of package experiment (experiment/latency.go), printed as cyclictest
 // prints its line, with the lock hold times and a histogram after it.
 func latencyCommand(f *cliFlags, all *pflag.FlagSet, stdout io.Writer) *cobra.Command {
-	c := &cobra.Command{
+	return withFlags(&cobra.Command{
 		Use:  "latency [flags]",
 		Long: "Measures wake-up latency (cyclictest-like) while writers load the request layer.",
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error {
 			return latency(experiment.LatencyOptions{Duration: f.duration, Interval: f.interval, Writers: f.writers, Dir: f.dir, CPUHold: f.cpuHold}, stdout)
 		},
-	}
-	addFlags(c, all, latencyFlags)
-	return c
-}
-
-// cmdLatency runs "blkq latency args" in process (tests).
-func cmdLatency(args []string, stdout, stderr io.Writer) error {
-	return cmdLine("latency", args, nil, stdout, stderr)
+	}, all, latencyFlags)
 }
 
 // latency runs the benchmark o and prints what it measured.

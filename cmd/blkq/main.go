@@ -238,12 +238,3 @@ func noArgs(c *cobra.Command, args []string) error {
 	}
 	return nil
 }
-
-// cmdLine runs one blkq command line in process, for tests: args are the
-// command's, after its name.
-func cmdLine(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	root := newCLI(stdin, stdout, stderr)
-	root.SetArgs(append(strings.Fields(name), args...))
-	_, err := root.ExecuteC()
-	return err
-}

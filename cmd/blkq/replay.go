@@ -10,28 +10,20 @@ import (
 	"github.com/blkq-dev/blkq/engine"
 	"github.com/blkq-dev/blkq/experiment"
 	"github.com/blkq-dev/blkq/report"
-	"github.com/blkq-dev/blkq/trace"
 	"github.com/blkq-dev/blkq/workload/iotrace"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-// replayCommand is "replay [flags] TRACE": a recorded block trace
+// replayCommand is "blkq replay [flags] TRACE": a recorded block trace
 // through the request layer onto a device, reported as blkq run reports.
 func replayCommand(f *cliFlags, all *pflag.FlagSet, stdout, stderr io.Writer) *cobra.Command {
-	c := &cobra.Command{
+	return withFlags(&cobra.Command{
 		Use:  "replay [flags] TRACE",
 		Long: "Replays a block trace through the request layer.",
 		Args: exactArgs(1, "one trace file"),
 		RunE: func(_ *cobra.Command, args []string) error { return f.replay(args[0], stdout, stderr) },
-	}
-	addFlags(c, all, replayFlags)
-	return c
-}
-
-// cmdReplay runs "blkq replay args" in process (tests).
-func cmdReplay(args []string, stdout, stderr io.Writer) error {
-	return cmdLine("replay", args, nil, stdout, stderr)
+	}, all, replayFlags)
 }
 
 // replay replays the trace at path, or compares its replays under
@@ -101,23 +93,14 @@ func (f *cliFlags) replay(path string, stdout, stderr io.Writer) error {
 		}
 		return in.err(0)
 	}
-	var tw *trace.Writer
-	if f.traceFile != "" {
-		if tw, err = trace.Create(f.traceFile, trace.WriterOptions{}); err != nil {
-			return fmt.Errorf("--trace: %w", err)
-		}
-		base.Tracers = append(base.Tracers, tw)
-		in.onExit(func() { tw.Close() }) // a second signal: end it at a record
+	closeTrace, err := f.openTrace(&base, in)
+	if err != nil {
+		return err
 	}
 	res, err := engine.ReplayStream(path, src, base, ro)
 	// A trace that could not be written (ENOSPC) fails the command, but
 	// after the report: the run itself ran and its figures are true.
-	var traceErr error
-	if tw != nil {
-		if cerr := tw.Close(); cerr != nil {
-			traceErr = fmt.Errorf("--trace %s: %w", f.traceFile, cerr)
-		}
-	}
+	traceErr := closeTrace()
 	if err != nil {
 		return err
 	}

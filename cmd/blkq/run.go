@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/blkq-dev/blkq/engine"
-	"github.com/blkq-dev/blkq/report"
-	"github.com/blkq-dev/blkq/trace"
 	"github.com/blkq-dev/blkq/workload/fio"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -20,20 +16,13 @@ import (
 //go:embed default.fio
 var defaultJob []byte
 
-// runCommand is "run [flags] [JOBFILE...]".
+// runCommand is "blkq run [flags] [JOBFILE...]".
 func runCommand(f *cliFlags, all *pflag.FlagSet, stdout, stderr io.Writer) *cobra.Command {
-	c := &cobra.Command{
+	return withFlags(&cobra.Command{
 		Use:  "run [flags] [JOBFILE...]",
 		Long: "Runs fio job files through the request layer; with no file, an embedded demo.",
 		RunE: func(_ *cobra.Command, files []string) error { return f.run(files, stdout, stderr) },
-	}
-	addFlags(c, all, runFlags)
-	return c
-}
-
-// cmdRun runs "blkq run args" in process (tests).
-func cmdRun(args []string, stdout, stderr io.Writer) error {
-	return cmdLine("run", args, nil, stdout, stderr)
+	}, all, runFlags)
 }
 
 // run runs the job files (the embedded demo without any) and prints the
@@ -88,23 +77,14 @@ func (f *cliFlags) run(files []string, stdout, stderr io.Writer) error {
 	if len(jobFiles) > 1 {
 		jf = fio.Merge(jobFiles...)
 	}
-	var tw *trace.Writer
-	if f.traceFile != "" {
-		if tw, err = trace.Create(f.traceFile, trace.WriterOptions{}); err != nil {
-			return fmt.Errorf("--trace: %w", err)
-		}
-		opt.Tracers = append(opt.Tracers, tw)
-		in.onExit(func() { tw.Close() }) // a second signal: end it at a record
+	closeTrace, err := f.openTrace(&opt, in)
+	if err != nil {
+		return err
 	}
 	res, err := engine.Run(jf, opt)
 	// A trace that could not be written (ENOSPC) fails the command, but
 	// after the report: the run itself ran and its figures are true.
-	var traceErr error
-	if tw != nil {
-		if cerr := tw.Close(); cerr != nil {
-			traceErr = fmt.Errorf("--trace %s: %w", f.traceFile, cerr)
-		}
-	}
+	traceErr := closeTrace()
 	if err != nil {
 		return err
 	}
@@ -158,8 +138,8 @@ func (f *cliFlags) options() (engine.Options, error) {
 	if f.nomerges < 0 || f.nomerges > 2 {
 		return opt, usagef("--nomerges=%d: want 0, 1 or 2", f.nomerges)
 	}
-	if f.format != "normal" && f.format != "json" {
-		return opt, usagef("--output-format=%.40s: want normal or json", f.format)
+	if err := f.checkOutputFormat(); err != nil {
+		return opt, err
 	}
 	if f.runtimeCap < 0 {
 		return opt, usagef("--runtime-cap=%v: want a positive duration such as 5s", f.runtimeCap)
@@ -190,30 +170,4 @@ func (f *cliFlags) options() (engine.Options, error) {
 		return opt, usagef("%s", strings.TrimPrefix(err.Error(), "blkq: "))
 	}
 	return opt, nil
-}
-
-// writeReport writes r in --output-format to --output or stdout. It is
-// called only once a run succeeded, so a failed run never truncates an
-// earlier report.
-func (f *cliFlags) writeReport(stdout io.Writer, r *report.Run) error {
-	if r.Version == "" {
-		// Where fio prints its version: the one blkq version prints.
-		info, _ := debug.ReadBuildInfo()
-		r.Version = "blkq-" + moduleVersion(info) + " (fio-3.33 compatible)"
-	}
-	var out bytes.Buffer
-	var err error
-	if f.format == "json" {
-		err = report.WriteJSON(&out, r)
-	} else {
-		err = report.WriteNormal(&out, r)
-	}
-	if err != nil {
-		return err
-	}
-	if f.output != "" {
-		return os.WriteFile(f.output, out.Bytes(), 0o644)
-	}
-	_, err = stdout.Write(out.Bytes())
-	return err
 }

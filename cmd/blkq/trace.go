@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// traceCommand is "print [flags] FILE|NAME|-".
+// traceCommand is "blkq trace print [flags] FILE|NAME|-".
 func traceCommand(f *cliFlags, all *pflag.FlagSet, stdin io.Reader, stdout io.Writer) *cobra.Command {
-	print := &cobra.Command{
+	print := withFlags(&cobra.Command{
 		Use: "print [flags] FILE|NAME|-",
 		Long: `Prints a blktrace binary trace as blkparse's default output does (the lines,
 then the per-CPU summary). FILE is one trace file (such as the one
@@ -22,8 +22,7 @@ then the per-CPU summary). FILE is one trace file (such as the one
 as 'blkparse -i NAME' does; - reads standard input.`,
 		Args: exactArgs(1, "one trace file"),
 		RunE: func(_ *cobra.Command, args []string) error { return f.tracePrint(args[0], stdin, stdout) },
-	}
-	addFlags(print, all, tracePrintFlags)
+	}, all, tracePrintFlags)
 	c := &cobra.Command{
 		Use:  "trace",
 		Args: cobra.ArbitraryArgs,
@@ -36,11 +35,6 @@ as 'blkparse -i NAME' does; - reads standard input.`,
 	}
 	c.AddCommand(print)
 	return c
-}
-
-// cmdTrace runs "blkq trace args" in process (tests).
-func cmdTrace(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return cmdLine("trace", args, stdin, stdout, stderr)
 }
 
 // tracePrint prints the trace arg names (readTraceArg) and its summary.
