@@ -166,7 +166,7 @@ func (f *cliFlags) options() (engine.Options, error) {
 		opt.Attrs = append(opt.Attrs, [2]string{k, v})
 	}
 	// --scheduler, --alloc and --set: fail now, not after reading the input.
-	if err := checkQueueOptions(opt); err != nil {
+	if err := engine.CheckQueueOptions(opt); err != nil {
 		return opt, usagef("%s", strings.TrimPrefix(err.Error(), "blkq: "))
 	}
 	return opt, nil
