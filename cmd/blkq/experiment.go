@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/blkq-dev/blkq"
-	"github.com/blkq-dev/blkq/engine"
 	"github.com/blkq-dev/blkq/experiment"
 	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/trace"
@@ -166,58 +165,16 @@ func traceSafe(s string) string {
 // printExperimentJobs prints each distinct job file e runs, headed by the
 // configurations that run it.
 func printExperimentJobs(w io.Writer, e *experiment.Experiment, scale float64) {
-	var srcs []string
-	users := map[string][]string{}
-	for _, c := range e.Configs {
-		src := e.Jobs(scale)
-		if c.Jobs != nil {
-			src = c.Jobs(scale)
-		}
-		if _, ok := users[src]; !ok {
-			srcs = append(srcs, src)
-		}
-		users[src] = append(users[src], fmt.Sprintf(";   %s: %s", c.Name, describeOptions(c.Options)))
-	}
-	for i, src := range srcs {
+	for i, jf := range e.JobFiles(scale) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "; blkq experiment %s runs this job file under:\n%s\n%s", e.Name, strings.Join(users[src], "\n"), src)
+		fmt.Fprintf(w, "; blkq experiment %s runs this job file under:\n", e.Name)
+		for _, c := range jf.Configs {
+			fmt.Fprintf(w, ";   %s: %s\n", c.Name, c.Describe())
+		}
+		fmt.Fprint(w, jf.Source)
 	}
-}
-
-// describeOptions names the queue and run settings a configuration sets.
-func describeOptions(o engine.Options) string {
-	var parts []string
-	add := func(k string, v any) { parts = append(parts, fmt.Sprintf("%s=%v", k, v)) }
-	if o.Scheduler != "" {
-		add("scheduler", o.Scheduler)
-	}
-	if o.Alloc != "" {
-		add("alloc", o.Alloc)
-	}
-	if o.NrRequests != 0 {
-		add("nr_requests", o.NrRequests)
-	}
-	if o.BatchRequests != 0 {
-		add("batch_requests", o.BatchRequests)
-	}
-	if o.NoMerges != 0 {
-		add("nomerges", o.NoMerges)
-	}
-	for _, a := range o.Attrs {
-		add(a[0], a[1])
-	}
-	if o.CachePages != 0 {
-		add("page_cache_pages", o.CachePages)
-	}
-	if o.WakeJitter != 0 {
-		add("wake_jitter", o.WakeJitter)
-	}
-	if len(parts) == 0 {
-		return "defaults"
-	}
-	return strings.Join(parts, " ")
 }
 
 // jsonRows gives the table's cells to JSON as numbers where they are
