@@ -68,4 +68,3 @@ func (c Config) Describe() string {
 	}
 	return strings.Join(parts, " ")
 }
-
