@@ -3,9 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/blkq-dev/blkq/trace"
 	"github.com/spf13/cobra"
@@ -60,10 +57,10 @@ func (f *cliFlags) tracePrint(arg string, stdin io.Reader, stdout io.Writer) err
 	return nil
 }
 
-// readTraceArg reads the records arg names, as blkparse -i does: "-" is
-// standard input (the device is then named by its numbers), an existing
-// file is read alone, and otherwise NAME.blktrace.0, .1, ... are read
-// until one is missing. It returns the device name blkparse would show.
+// readTraceArg reads the records arg names: "-" is standard input (the
+// device is then named by its numbers), anything else a file or a set of
+// per-CPU files (trace.ReadSet). It returns the device name blkparse would
+// show.
 func readTraceArg(arg string, stdin io.Reader) ([]trace.Record, string, error) {
 	if arg == "-" {
 		recs, err := trace.ReadAll(stdin)
@@ -72,34 +69,5 @@ func readTraceArg(arg string, stdin io.Reader) ([]trace.Record, string, error) {
 		}
 		return recs, "", nil
 	}
-	name := filepath.Base(arg)
-	if i := strings.Index(name, ".blktrace."); i >= 0 {
-		name = name[:i]
-	}
-	if _, err := os.Stat(arg); err == nil {
-		recs, err := trace.ReadFile(arg)
-		return recs, name, err
-	}
-	base := arg
-	if i := strings.Index(base, ".blktrace."); i >= 0 {
-		base = base[:i]
-	}
-	// A cut per-CPU file keeps its records before the cut, and the other
-	// CPUs' files are still read; the first cut is reported.
-	var all []trace.Record
-	var first error
-	for cpu := 0; ; cpu++ {
-		file := fmt.Sprintf("%s.blktrace.%d", base, cpu)
-		if _, err := os.Stat(file); err != nil {
-			if cpu == 0 {
-				return nil, "", fmt.Errorf("%s: no such file, and no %s", arg, file)
-			}
-			return all, name, first
-		}
-		recs, err := trace.ReadFile(file)
-		all = append(all, recs...)
-		if err != nil && first == nil {
-			first = err
-		}
-	}
+	return trace.ReadSet(arg)
 }
