@@ -42,6 +42,7 @@ func TestUsageErrorFromTheBinaryExitsTwoOnce(t *testing.T) {
 		{[]string{"trace", "print", "--bogus", "x"}, "blkq: trace print: unknown flag: --bogus; see 'blkq help trace'\n"},
 		{[]string{"run", "--nomerges=3"}, "blkq: --nomerges=3: want 0, 1 or 2; see 'blkq help run'\n"},
 		{[]string{"latency", "--writers=-1"}, "blkq: --writers=-1: want 0 or more; see 'blkq help latency'\n"},
+		{[]string{"rnu"}, "blkq: unknown command \"rnu\" (did you mean run?); see 'blkq help'\n"},
 	} {
 		cmd := exec.Command(bin, tc.args...)
 		var o, e bytes.Buffer

@@ -63,7 +63,19 @@ func blkqMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newCLI(stdin, stdout, stderr)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
+	if err != nil && cmd == root && strings.HasPrefix(err.Error(), "unknown command ") {
+		err = unknownCommand(root, args[0])
+	}
 	return exitStatus(err, helpTopic(cmd), stderr)
+}
+
+// unknownCommand is the usage error for blkq NAME with no command NAME, in
+// one line, with the commands whose names are close to it.
+func unknownCommand(root *cobra.Command, name string) error {
+	if close := root.SuggestionsFor(name); len(close) > 0 {
+		return usagef("unknown command %q (did you mean %s?)", name, strings.Join(close, " or "))
+	}
+	return usagef("unknown command %q", name)
 }
 
 // newCLI builds the command tree, every command's flags taken from one
@@ -163,7 +175,7 @@ func exitStatus(err error, topic string, stderr io.Writer) int {
 	switch {
 	case err == nil:
 		return 0
-	case errors.As(err, &ue) || isCobraUsage(err):
+	case errors.As(err, &ue):
 		hint := "see 'blkq help'"
 		if topic != "" {
 			hint = "see 'blkq help " + topic + "'"
@@ -178,12 +190,6 @@ func exitStatus(err error, topic string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "blkq: %s\n", strings.TrimPrefix(err.Error(), "blkq: "))
 		return 1
 	}
-}
-
-// isCobraUsage reports the usage errors cobra makes itself: an unknown
-// command (cobra returns them as plain errors).
-func isCobraUsage(err error) bool {
-	return strings.HasPrefix(err.Error(), "unknown command ")
 }
 
 // usageError is a mistake in how a command was called (exit status 2).
