@@ -108,29 +108,75 @@ func TestEachFlagIsDefinedOnceAndUsed(t *testing.T) {
 // jsonWallClock matches the wall-clock fields of a JSON report.
 var jsonWallClock = regexp.MustCompile(`(?m)^.*"(time|timestamp|timestamp_ms)" : .*$`)
 
+// outcome is what one command line did: its stdout (JSON reports without
+// their wall-clock fields), stderr and error.
+type outcome struct {
+	out, errOut string
+	err         error
+}
+
+// runOutcome runs "blkq CMD --output-format=json ARGS... TAIL..." in process.
+func runOutcome(cmd string, args, tail []string) outcome {
+	var o, e strings.Builder
+	err := cmdLine(cmd, append(append([]string{"--output-format=json"}, args...), tail...), nil, &o, &e)
+	return outcome{jsonWallClock.ReplaceAllString(o.String(), ""), e.String(), err}
+}
+
+// differs is a flag case's check that the report changed.
+func differs(with, base outcome) bool {
+	return with.err == nil && base.err == nil && with.out != base.out && with.out != ""
+}
+
+// flagCase shows what one flag does: the command line with it (with)
+// against the one without (base), judged by ok.
+type flagCase struct {
+	base, with []string
+	tail       []string // after the flags: the input; nil for the command's default
+	ok         func(with, base outcome) bool
+}
+
+// checkEveryFlag runs cases, one per flag cmd takes: each must make the
+// difference its ok looks for. A flag without a case, or a case for a flag
+// cmd does not take, fails the test: no flag is accepted and ignored.
+func checkEveryFlag(t *testing.T, cmd string, tail []string, cases map[string]flagCase) {
+	t.Helper()
+	flags := commandFlags(t, cmd)
+	sort.Strings(flags)
+	for _, name := range flags {
+		tc, ok := cases[name]
+		if !ok {
+			t.Errorf("--%s: %s takes it, but this test has no case showing what it does", name, cmd)
+			continue
+		}
+		delete(cases, name)
+		in := tail
+		if tc.tail != nil {
+			in = tc.tail
+		}
+		base, with := runOutcome(cmd, tc.base, in), runOutcome(cmd, tc.with, in)
+		if !tc.ok(with, base) {
+			t.Errorf("%s --%s: %v made no difference it should (err %v, base err %v)\nstderr %.300s", cmd, name, tc.with, with.err, base.err, with.errOut)
+		}
+	}
+	for name := range cases {
+		t.Errorf("a case for --%s, which %s does not take", name, cmd)
+	}
+}
+
+// helpCase is the case of -h/--help: the usage on stderr, nothing run.
+func helpCase(cmd string) flagCase {
+	return flagCase{with: []string{"--help"}, ok: func(w, b outcome) bool {
+		return w.err == nil && w.out == "" && strings.HasPrefix(w.errOut, "usage: blkq "+cmd)
+	}}
+}
+
 // TestEveryReplayFlagChangesTheReplay: each flag replay takes does what
 // its help says on a real trace: the report, the output or the outcome
-// differs from the same replay without it. A flag added to replay without
-// a case here fails the test, so that no flag is accepted and ignored.
+// differs from the same replay without it.
 func TestEveryReplayFlagChangesTheReplay(t *testing.T) {
 	dir := t.TempDir()
 	img := func(name string) string { return "--device=file:" + filepath.Join(dir, name) }
-	ftrace := "../../testdata/samples/ftrace-blk-loop0.txt"
-	type outcome struct {
-		out, errOut string
-		err         error
-	}
-	replay := func(trace string, args ...string) outcome {
-		var o, e strings.Builder
-		err := cmdReplay(append(append([]string{"--output-format=json"}, args...), trace), &o, &e)
-		return outcome{jsonWallClock.ReplaceAllString(o.String(), ""), e.String(), err}
-	}
-	differs := func(o, base outcome) bool { return o.err == nil && base.err == nil && o.out != base.out && o.out != "" }
-	cases := map[string]struct {
-		base, with []string
-		trace      string // default: the MQSim TPC-C trace
-		ok         func(with, base outcome) bool
-	}{
+	checkEveryFlag(t, "replay", []string{tpcc}, map[string]flagCase{
 		"device":        {with: []string{"--device=sim:ssd"}, ok: differs},
 		"scheduler":     {with: []string{"--scheduler=none"}, ok: differs},
 		"nr-requests":   {with: []string{"--nr-requests=4"}, ok: differs},
@@ -154,7 +200,7 @@ func TestEveryReplayFlagChangesTheReplay(t *testing.T) {
 			return w.err == nil && w.out == "" && strings.Contains(w.errOut, "6999 records parsed") && b.out != ""
 		}},
 		"format": {with: []string{"--format=msr"}, ok: func(w, b outcome) bool { return b.err == nil && w.err != nil }},
-		"kernel-merges": {trace: ftrace, with: []string{"--kernel-merges"}, ok: func(w, b outcome) bool {
+		"kernel-merges": {tail: []string{"../../testdata/samples/ftrace-blk-loop0.txt"}, with: []string{"--kernel-merges"}, ok: func(w, b outcome) bool {
 			return w.err == nil && strings.Contains(w.errOut, "merges vs the kernel's own") && !strings.Contains(b.errOut, "merges vs")
 		}},
 		"compare": {with: []string{"--output-format=normal", "--compare", "nomerges=0,2"}, ok: func(w, b outcome) bool {
@@ -168,31 +214,41 @@ func TestEveryReplayFlagChangesTheReplay(t *testing.T) {
 			fi, err := os.Stat(filepath.Join(dir, "r.blktrace.0"))
 			return w.err == nil && err == nil && fi.Size() > 0 && w.out == b.out
 		}},
-		"help": {with: []string{"--help"}, ok: func(w, b outcome) bool {
-			return w.err == nil && w.out == "" && strings.HasPrefix(w.errOut, "usage: blkq replay")
+		"help": helpCase("replay"),
+	})
+}
+
+// TestEveryRunFlagChangesTheRun: the same for run, on the embedded demo
+// (capped to a second of virtual time) and a corpus job.
+func TestEveryRunFlagChangesTheRun(t *testing.T) {
+	dir := t.TempDir()
+	capped := []string{"--runtime-cap=1s"}
+	with := func(args ...string) []string { return append(append([]string(nil), capped...), args...) }
+	job := []string{"../../testdata/fio-3.33/fio-rand-RW.fio"}
+	checkEveryFlag(t, "run", []string{}, map[string]flagCase{
+		"device":        {base: capped, with: with("--device=sim:ssd"), ok: differs},
+		"scheduler":     {base: capped, with: with("--scheduler=none"), ok: differs},
+		"nr-requests":   {base: capped, with: with("--nr-requests=4"), ok: differs},
+		"nomerges":      {base: capped, with: with("--nomerges=2"), ok: differs},
+		"alloc":         {base: with("--nr-requests=4"), with: with("--nr-requests=4", "--alloc=legacy"), ok: differs},
+		"set":           {base: capped, with: with("--set", "iosched/fifo_batch=1"), ok: differs},
+		"seed":          {base: capped, with: with("--seed=7"), ok: differs},
+		"runtime-cap":   {base: capped, with: []string{"--runtime-cap=2s"}, ok: differs},
+		"size-cap":      {tail: job, base: capped, with: with("--size-cap=1m"), ok: differs},
+		"output-format": {base: capped, with: with("--output-format=normal"), ok: differs},
+		"parse-only": {base: capped, with: with("--parse-only"), ok: func(w, b outcome) bool {
+			return w.err == nil && w.out == "" && b.out != ""
 		}},
-	}
-	flags := commandFlags(t, "replay")
-	sort.Strings(flags)
-	for _, name := range flags {
-		tc, ok := cases[name]
-		if !ok {
-			t.Errorf("--%s: replay takes it, but this test has no case showing what it does", name)
-			continue
-		}
-		delete(cases, name)
-		trace := tc.trace
-		if trace == "" {
-			trace = tpcc
-		}
-		base, with := replay(trace, tc.base...), replay(trace, tc.with...)
-		if !tc.ok(with, base) {
-			t.Errorf("--%s: %v made no difference it should (err %v, base err %v)\nstderr %.300s", name, tc.with, with.err, base.err, with.errOut)
-		}
-	}
-	for name := range cases {
-		t.Errorf("a case for --%s, which replay does not take", name)
-	}
+		"output": {base: capped, with: with("--output", filepath.Join(dir, "r.json")), ok: func(w, b outcome) bool {
+			data, err := os.ReadFile(filepath.Join(dir, "r.json"))
+			return w.err == nil && w.out == "" && err == nil && jsonWallClock.ReplaceAllString(string(data), "") == b.out
+		}},
+		"trace": {base: capped, with: with("--trace", filepath.Join(dir, "r.blktrace.0")), ok: func(w, b outcome) bool {
+			fi, err := os.Stat(filepath.Join(dir, "r.blktrace.0"))
+			return w.err == nil && err == nil && fi.Size() > 0 && w.out == b.out
+		}},
+		"help": helpCase("run"),
+	})
 }
 
 // TestReplayRefusesFlagsItsTimingIgnores: --iodepth belongs to afap
