@@ -81,7 +81,6 @@ func TestHelpRunListsRunsFlags(t *testing.T) {
 // one definition (flags.go), and every flag defined is taken by some
 // command.
 func TestEachFlagIsDefinedOnceAndUsed(t *testing.T) {
-	var f cliFlags
 	used := map[string]bool{"help": true}
 	for _, names := range [][]string{runFlags, replayFlags, experimentFlags, latencyFlags, tracePrintFlags} {
 		seen := map[string]bool{}
@@ -92,7 +91,7 @@ func TestEachFlagIsDefinedOnceAndUsed(t *testing.T) {
 			seen[n], used[n] = true, true
 		}
 	}
-	f.flagSet().VisitAll(func(fl *pflag.Flag) {
+	newCLIFlags().set.VisitAll(func(fl *pflag.Flag) {
 		if !used[fl.Name] {
 			t.Errorf("--%s is defined but no command takes it", fl.Name)
 		}

@@ -15,21 +15,20 @@ import (
 	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/trace"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // maxScale is the largest --scale.
 const maxScale = 10
 
 // experimentCommand is "blkq experiment list" and "blkq experiment NAME".
-func experimentCommand(f *cliFlags, all *pflag.FlagSet, stdout, stderr io.Writer) *cobra.Command {
-	return withFlags(&cobra.Command{
+func experimentCommand(f *cliFlags, stdout, stderr io.Writer) *cobra.Command {
+	return f.withFlags(&cobra.Command{
 		Use:         "experiment list",
 		Annotations: map[string]string{alsoUse: "experiment [flags] NAME"},
 		Long:        "Lists the experiments, or runs one: the original Linux measurements beside blkq's.",
 		Args:        exactArgs(1, `one experiment name or "list"`),
 		RunE:        func(_ *cobra.Command, args []string) error { return f.experiment(args[0], stdout, stderr) },
-	}, all, experimentFlags)
+	}, experimentFlags)
 }
 
 // experiment lists the experiments (name "list") or runs one and prints

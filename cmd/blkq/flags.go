@@ -47,7 +47,7 @@ type cliFlags struct {
 	// trace print.
 	noSummary bool
 
-	// set is the FlagSet the flags are defined on (flagSet).
+	// set is the FlagSet the flags are defined on.
 	set *pflag.FlagSet
 }
 
@@ -68,8 +68,10 @@ var (
 	tracePrintFlags = []string{"no-summary"}
 )
 
-// flagSet defines every flag on f's fields, with its default and help.
-func (f *cliFlags) flagSet() *pflag.FlagSet {
+// newCLIFlags defines every flag, with its default and help, on the
+// fields of a new cliFlags.
+func newCLIFlags() *cliFlags {
+	f := new(cliFlags)
 	fs := pflag.NewFlagSet("blkq", pflag.ContinueOnError)
 	f.set = fs
 	fs.StringVar(&f.device, "device", "", "device: sim:hdd, sim:ssd, null or file:PATH (default: null for jobs on fio's null engine, else sim:hdd)")
@@ -108,15 +110,15 @@ func (f *cliFlags) flagSet() *pflag.FlagSet {
 	fs.BoolVar(&f.cpuHold, "cpu-hold", true, "also time lock holds on the holder thread's CPU clock (2 system calls per hold)")
 
 	fs.BoolVar(&f.noSummary, "no-summary", false, "print the records only, without the closing summary (as blkparse -q)")
-	return fs
+	return f
 }
 
-// withFlags gives c the flags of all named names and returns c. A name
-// that all lacks is a programming error, caught by every test that builds
-// the commands.
-func withFlags(c *cobra.Command, all *pflag.FlagSet, names []string) *cobra.Command {
+// withFlags gives c the flags named names and returns c. A name that
+// newCLIFlags does not define is a programming error, caught by every test
+// that builds the commands.
+func (f *cliFlags) withFlags(c *cobra.Command, names []string) *cobra.Command {
 	for _, n := range names {
-		fl := all.Lookup(n)
+		fl := f.set.Lookup(n)
 		if fl == nil {
 			panic(fmt.Sprintf("blkq %s: no flag --%s", c.Name(), n))
 		}

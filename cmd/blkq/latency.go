@@ -10,21 +10,20 @@ import (
 	"github.com/blkq-dev/blkq/experiment"
 	"github.com/blkq-dev/blkq/lockstat"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // latencyCommand is "blkq latency [flags]": the wake-up latency benchmark
 // of package experiment (experiment/latency.go), printed as cyclictest
 // prints its line, with the lock hold times and a histogram after it.
-func latencyCommand(f *cliFlags, all *pflag.FlagSet, stdout io.Writer) *cobra.Command {
-	return withFlags(&cobra.Command{
+func latencyCommand(f *cliFlags, stdout io.Writer) *cobra.Command {
+	return f.withFlags(&cobra.Command{
 		Use:  "latency [flags]",
 		Long: "Measures wake-up latency (cyclictest-like) while writers load the request layer.",
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error {
 			return latency(experiment.LatencyOptions{Duration: f.duration, Interval: f.interval, Writers: f.writers, Dir: f.dir, CPUHold: f.cpuHold}, stdout)
 		},
-	}, all, latencyFlags)
+	}, latencyFlags)
 }
 
 // latency runs the benchmark o and prints what it measured.

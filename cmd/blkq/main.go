@@ -81,8 +81,7 @@ func unknownCommand(root *cobra.Command, name string) error {
 // newCLI builds the command tree, every command's flags taken from one
 // cliFlags made for this command line.
 func newCLI(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	f := new(cliFlags)
-	all := f.flagSet()
+	f := newCLIFlags()
 	root := &cobra.Command{
 		Use:           "blkq",
 		SilenceErrors: true, // exitStatus prints the error, once
@@ -97,11 +96,11 @@ func newCLI(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	// habit, kept); blkq help CMD writes it to stdout (blkq help run | less).
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) { writeHelp(stderr, c) })
 	cmds := []*cobra.Command{
-		runCommand(f, all, stdout, stderr),
-		replayCommand(f, all, stdout, stderr),
-		experimentCommand(f, all, stdout, stderr),
-		latencyCommand(f, all, stdout),
-		traceCommand(f, all, stdin, stdout),
+		runCommand(f, stdout, stderr),
+		replayCommand(f, stdout, stderr),
+		experimentCommand(f, stdout, stderr),
+		latencyCommand(f, stdout),
+		traceCommand(f, stdin, stdout),
 		versionCommand(stdout),
 	}
 	root.AddCommand(cmds...)

@@ -12,18 +12,17 @@ import (
 	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/workload/iotrace"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // replayCommand is "blkq replay [flags] TRACE": a recorded block trace
 // through the request layer onto a device, reported as blkq run reports.
-func replayCommand(f *cliFlags, all *pflag.FlagSet, stdout, stderr io.Writer) *cobra.Command {
-	return withFlags(&cobra.Command{
+func replayCommand(f *cliFlags, stdout, stderr io.Writer) *cobra.Command {
+	return f.withFlags(&cobra.Command{
 		Use:  "replay [flags] TRACE",
 		Long: "Replays a block trace through the request layer.",
 		Args: exactArgs(1, "one trace file"),
 		RunE: func(_ *cobra.Command, args []string) error { return f.replay(args[0], stdout, stderr) },
-	}, all, replayFlags)
+	}, replayFlags)
 }
 
 // replay replays the trace at path, or compares its replays under

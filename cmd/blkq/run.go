@@ -10,19 +10,18 @@ import (
 	"github.com/blkq-dev/blkq/engine"
 	"github.com/blkq-dev/blkq/workload/fio"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 //go:embed default.fio
 var defaultJob []byte
 
 // runCommand is "blkq run [flags] [JOBFILE...]".
-func runCommand(f *cliFlags, all *pflag.FlagSet, stdout, stderr io.Writer) *cobra.Command {
-	return withFlags(&cobra.Command{
+func runCommand(f *cliFlags, stdout, stderr io.Writer) *cobra.Command {
+	return f.withFlags(&cobra.Command{
 		Use:  "run [flags] [JOBFILE...]",
 		Long: "Runs fio job files through the request layer; with no file, an embedded demo.",
 		RunE: func(_ *cobra.Command, files []string) error { return f.run(files, stdout, stderr) },
-	}, all, runFlags)
+	}, runFlags)
 }
 
 // run runs the job files (the embedded demo without any) and prints the

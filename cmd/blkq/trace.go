@@ -6,12 +6,11 @@ import (
 
 	"github.com/blkq-dev/blkq/trace"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // traceCommand is "blkq trace print [flags] FILE|NAME|-".
-func traceCommand(f *cliFlags, all *pflag.FlagSet, stdin io.Reader, stdout io.Writer) *cobra.Command {
-	print := withFlags(&cobra.Command{
+func traceCommand(f *cliFlags, stdin io.Reader, stdout io.Writer) *cobra.Command {
+	print := f.withFlags(&cobra.Command{
 		Use: "print [flags] FILE|NAME|-",
 		Long: `Prints a blktrace binary trace as blkparse's default output does (the lines,
 then the per-CPU summary). FILE is one trace file (such as the one
@@ -19,7 +18,7 @@ then the per-CPU summary). FILE is one trace file (such as the one
 as 'blkparse -i NAME' does; - reads standard input.`,
 		Args: exactArgs(1, "one trace file"),
 		RunE: func(_ *cobra.Command, args []string) error { return f.tracePrint(args[0], stdin, stdout) },
-	}, all, tracePrintFlags)
+	}, tracePrintFlags)
 	c := &cobra.Command{
 		Use:  "trace",
 		Args: cobra.ArbitraryArgs,
