@@ -14,7 +14,13 @@
 //
 // This package is wiring only: flags (flags.go) become options of the
 // packages that do the work (engine, experiment, workload/iotrace,
-// trace, report), whose results it prints.
+// trace, report), whose results it prints. The commands are cobra
+// commands on pflag's GNU-style flags, rather than five hand-rolled
+// parsers on Go's flag package: cobra gives the subcommands (trace
+// print), interspersed arguments and the help command, and pflag lets one
+// *pflag.Flag be shared by every command that takes it. blkq keeps its
+// own help text and error lines (writeHelp, exitStatus): one line per
+// usage error, naming the flag, and exit status 2, as before.
 package main
 
 import (
