@@ -18,6 +18,14 @@
 //   - "spc" (spc.go): SPC/UMass CSV ("Financial1", "WebSearch1" ...).
 //   - "fio-iolog" (iolog.go): fio's read_iolog/write_iolog text, versions 2
 //     and 3.
+//   - "blktrace" (blktrace.go): blktrace's binary format (package trace
+//     reads its records; blkq run --trace writes it); Q events become
+//     records, with the process names of its notes. Detect reads text
+//     only; FileFormat and Open recognise this one by its magic.
+//
+// Open (file.go) gives a trace file as an Opener that reads it from the
+// start on each call, as a replay needs (it reads its trace several
+// times), and refuses a pipe, which could not be read twice.
 //
 // For blkparse and ftrace the kernel's own decisions are available too: an
 // EventReader returns every action (Q, G, M, F, I, D, C, P, U ...), and
@@ -26,6 +34,9 @@
 // blkq's merging can be compared.
 //
 // # Errors
+//
+// Errors still begin "trace:" (the package's name before it was
+// iotrace), so that messages users and tests match stay as they were.
 //
 // A malformed line stops a reader with a *ParseError naming the source, the
 // 1-based line and, where there is one, the field:
