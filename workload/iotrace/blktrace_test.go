@@ -81,3 +81,40 @@ func TestBlktraceReaderErrorsNameTheRecord(t *testing.T) {
 		}
 	}
 }
+
+// FuzzBlktraceReader: no input panics the blktrace reader or BlktraceNames;
+// the reader ends (io.EOF or an error naming the file), its records are
+// well formed (a sector range that does not overflow, at least a sector
+// except for a flush) with increasing Line.
+func FuzzBlktraceReader(f *testing.F) {
+	var b []byte
+	b = blktraceNote(b, 7, "fio")
+	b = blktraceQ(b, trace.TCRead|trace.TCAhead, 1000, 8, 4096, 7)
+	b = blktraceQ(b, trace.TCWrite|trace.TCSync, 500, 16, 8192, 9)
+	b = blktraceQ(b, trace.TCFlush, 0, 0, 0, 7)
+	f.Add(b)
+	f.Add(b[:len(b)-5])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		names := BlktraceNames(bytes.NewReader(data))
+		r := NewBlktraceReader(bytes.NewReader(data), "f.blktrace", names)
+		line := 0
+		for range len(data)/trace.RecordSize + 2 {
+			rec, err := r.Next()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				if !strings.HasPrefix(err.Error(), "f.blktrace: ") {
+					t.Fatalf("error does not name the file: %v", err)
+				}
+				return
+			}
+			if rec.Line <= line || rec.Sector+uint64(rec.Sectors) < rec.Sector || rec.Sectors == 0 && rec.Op != blkq.OpFlush {
+				t.Fatalf("bad record %+v after line %d", rec, line)
+			}
+			line = rec.Line
+		}
+		t.Fatalf("more records than the input holds")
+	})
+}
