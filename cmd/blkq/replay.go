@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -204,21 +203,9 @@ func deviceName(d string) string {
 // compareKernelMerges reads the kernel's own merge decisions from a
 // blkparse or ftrace trace and compares them, bio by bio, with blkq's.
 func compareKernelMerges(path, format string, ours []byte) (string, error) {
-	f, err := iotrace.FileFormat(path, iotrace.Format(format))
-	if err != nil {
-		return "", err
-	}
-	if f != iotrace.FormatBlkparse && f != iotrace.FormatFtrace {
-		return "", fmt.Errorf("--kernel-merges: %s is a %s trace; only blkparse and ftrace traces carry the kernel's merges", path, f)
-	}
-	fh, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer fh.Close()
-	theirs, err := iotrace.ReadKernelMerges(fh, path, f)
+	theirs, err := iotrace.ReadKernelMergesFile(path, iotrace.Format(format))
 	if err != nil && len(theirs) == 0 {
-		return "", err
+		return "", fmt.Errorf("--kernel-merges: %w", err)
 	}
 	a := iotrace.CompareMerges(theirs, ours)
 	return fmt.Sprintf("blkq: merges vs the kernel's own: %d bios; the kernel merged %d, blkq merged %d; both merged %d, neither %d: agreement %.1f%%",

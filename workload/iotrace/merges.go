@@ -13,7 +13,9 @@ package iotrace
 // counts as not merged.
 
 import (
+	"fmt"
 	"io"
+	"os"
 )
 
 // Queued is one Q record of a blkparse or ftrace trace with what the kernel
@@ -68,6 +70,26 @@ func KernelMerges(events []Event) []Queued {
 func ReadKernelMerges(r io.Reader, name string, f Format) ([]Queued, error) {
 	evs, err := ReadEvents(r, name, f)
 	return KernelMerges(evs), err
+}
+
+// ReadKernelMergesFile is ReadKernelMerges of the trace file at path, in
+// format f ("" to detect it). Only blkparse and ftrace traces carry the
+// kernel's merges: another format is an error naming it. The Q records
+// before a malformed line are returned with the error.
+func ReadKernelMergesFile(path string, f Format) ([]Queued, error) {
+	f, err := FileFormat(path, f)
+	if err != nil {
+		return nil, err
+	}
+	if f != FormatBlkparse && f != FormatFtrace {
+		return nil, fmt.Errorf("%s is a %s trace; only blkparse and ftrace traces carry the kernel's merges", path, f)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return ReadKernelMerges(fh, path, f)
 }
 
 // MergeAgreement compares, bio by bio, the kernel's merge decisions with a

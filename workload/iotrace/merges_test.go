@@ -66,3 +66,24 @@ func TestKernelMergesStopsAtError(t *testing.T) {
 		t.Fatal("events from an MSR trace")
 	}
 }
+
+// TestCompareMergesCountsAgreementBioByBio: over the bios both have, how
+// many each merged and on how many they agree; a file in a format without
+// the kernel's merges is refused by name.
+func TestCompareMergesCountsAgreementBioByBio(t *testing.T) {
+	kernel := []Queued{{Merge: 'M'}, {}, {Merge: 'F'}, {}, {Merge: 'M'}}
+	a := CompareMerges(kernel, []byte{1, 1, 0, 0})
+	if a != (MergeAgreement{Bios: 4, Kernel: 2, Replay: 2, Both: 1, Neither: 1}) || a.Percent() != 50 {
+		t.Errorf("CompareMerges = %+v (%.1f%%)", a, a.Percent())
+	}
+	if (MergeAgreement{}).Percent() != 0 {
+		t.Error("no bios: want 0%")
+	}
+	if _, err := ReadKernelMergesFile("../../testdata/traces/mqsim-tpcc-small.trace", ""); err == nil || !strings.Contains(err.Error(), "is a disksim trace") {
+		t.Errorf("a DiskSim trace: %v", err)
+	}
+	qs, err := ReadKernelMergesFile("../../testdata/samples/ftrace-blk-loop0.txt", "")
+	if err != nil || len(qs) == 0 {
+		t.Errorf("ftrace sample: %d Q records, %v", len(qs), err)
+	}
+}
