@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,12 +115,16 @@ type outcome struct {
 	err         error
 }
 
-// runOutcome runs "blkq CMD --output-format=json ARGS... TAIL..." in process.
-func runOutcome(cmd string, args, tail []string) outcome {
+// runOutcome runs "blkq CMD HEAD... ARGS... TAIL..." in process.
+func runOutcome(cmd string, head, args, tail []string) outcome {
 	var o, e strings.Builder
-	err := cmdLine(cmd, append(append([]string{"--output-format=json"}, args...), tail...), nil, &o, &e)
+	err := cmdLine(cmd, append(append(append([]string(nil), head...), args...), tail...), nil, &o, &e)
 	return outcome{jsonWallClock.ReplaceAllString(o.String(), ""), e.String(), err}
 }
+
+// jsonReport asks for the report in JSON, without the wall-clock fields
+// (runOutcome drops them) comparable from run to run.
+var jsonReport = []string{"--output-format=json"}
 
 // differs is a flag case's check that the report changed.
 func differs(with, base outcome) bool {
@@ -134,10 +139,11 @@ type flagCase struct {
 	ok         func(with, base outcome) bool
 }
 
-// checkEveryFlag runs cases, one per flag cmd takes: each must make the
-// difference its ok looks for. A flag without a case, or a case for a flag
-// cmd does not take, fails the test: no flag is accepted and ignored.
-func checkEveryFlag(t *testing.T, cmd string, tail []string, cases map[string]flagCase) {
+// checkEveryFlag runs cases, one per flag cmd takes, each as "blkq cmd
+// HEAD... ARGS... TAIL...": each must make the difference its ok looks
+// for. A flag without a case, or a case for a flag cmd does not take,
+// fails the test: no flag is accepted and ignored.
+func checkEveryFlag(t *testing.T, cmd string, head, tail []string, cases map[string]flagCase) {
 	t.Helper()
 	flags := commandFlags(t, cmd)
 	sort.Strings(flags)
@@ -152,7 +158,7 @@ func checkEveryFlag(t *testing.T, cmd string, tail []string, cases map[string]fl
 		if tc.tail != nil {
 			in = tc.tail
 		}
-		base, with := runOutcome(cmd, tc.base, in), runOutcome(cmd, tc.with, in)
+		base, with := runOutcome(cmd, head, tc.base, in), runOutcome(cmd, head, tc.with, in)
 		if !tc.ok(with, base) {
 			t.Errorf("%s --%s: %v made no difference it should (err %v, base err %v)\nstderr %.300s", cmd, name, tc.with, with.err, base.err, with.errOut)
 		}
@@ -175,7 +181,7 @@ func helpCase(cmd string) flagCase {
 func TestEveryReplayFlagChangesTheReplay(t *testing.T) {
 	dir := t.TempDir()
 	img := func(name string) string { return "--device=file:" + filepath.Join(dir, name) }
-	checkEveryFlag(t, "replay", []string{tpcc}, map[string]flagCase{
+	checkEveryFlag(t, "replay", jsonReport, []string{tpcc}, map[string]flagCase{
 		"device":        {with: []string{"--device=sim:ssd"}, ok: differs},
 		"scheduler":     {with: []string{"--scheduler=none"}, ok: differs},
 		"nr-requests":   {with: []string{"--nr-requests=4"}, ok: differs},
@@ -224,7 +230,7 @@ func TestEveryRunFlagChangesTheRun(t *testing.T) {
 	capped := []string{"--runtime-cap=1s"}
 	with := func(args ...string) []string { return append(append([]string(nil), capped...), args...) }
 	job := []string{"../../testdata/fio-3.33/fio-rand-RW.fio"}
-	checkEveryFlag(t, "run", []string{}, map[string]flagCase{
+	checkEveryFlag(t, "run", jsonReport, []string{}, map[string]flagCase{
 		"device":        {base: capped, with: with("--device=sim:ssd"), ok: differs},
 		"scheduler":     {base: capped, with: with("--scheduler=none"), ok: differs},
 		"nr-requests":   {base: capped, with: with("--nr-requests=4"), ok: differs},
@@ -250,6 +256,40 @@ func TestEveryRunFlagChangesTheRun(t *testing.T) {
 	})
 }
 
+// TestEveryExperimentAndTracePrintFlagDoesSomething: the same for
+// experiment (batching, at a hundredth of its length) and trace print.
+func TestEveryExperimentAndTracePrintFlagDoesSomething(t *testing.T) {
+	dir := t.TempDir()
+	short := []string{"--scale=0.01"}
+	with := func(args ...string) []string { return append(append([]string(nil), short...), args...) }
+	files := func(pattern string) int { m, _ := filepath.Glob(filepath.Join(dir, pattern)); return len(m) }
+	checkEveryFlag(t, "experiment", nil, []string{"batching"}, map[string]flagCase{
+		"seed":          {base: short, with: with("--seed=7"), ok: differs},
+		"scale":         {base: short, with: []string{"--scale=0.02"}, ok: differs},
+		"output-format": {base: short, with: with("--output-format=json"), ok: differs},
+		"print-jobs": {base: short, with: with("--print-jobs"), ok: func(w, b outcome) bool {
+			return w.err == nil && strings.HasPrefix(w.out, "; blkq experiment batching runs this job file under:") && w.out != b.out
+		}},
+		"trace": {base: short, with: with("--trace", filepath.Join(dir, "b")), ok: func(w, b outcome) bool {
+			return w.err == nil && files("b-*.blktrace.0") >= 2 && w.out == b.out
+		}},
+		"plot": {base: short, with: with("--plot", filepath.Join(dir, "plots")), ok: func(w, b outcome) bool {
+			return w.err == nil && files("plots/*.png") > 0 && w.out == b.out
+		}},
+		"help": helpCase("experiment"),
+	})
+	tr := filepath.Join(dir, "run.blktrace.0")
+	if err := cmdRun([]string{"--runtime-cap=100ms", "--trace", tr}, new(strings.Builder), new(strings.Builder)); err != nil {
+		t.Fatal(err)
+	}
+	checkEveryFlag(t, "trace print", nil, []string{tr}, map[string]flagCase{
+		"no-summary": {with: []string{"--no-summary"}, ok: func(w, b outcome) bool {
+			return w.err == nil && strings.Contains(b.out, "Throughput (R/W)") && !strings.Contains(w.out, "Throughput (R/W)") && strings.HasPrefix(b.out, w.out)
+		}},
+		"help": helpCase("trace print"),
+	})
+}
+
 // TestReplayRefusesFlagsItsTimingIgnores: --iodepth belongs to afap
 // timing and --speed to trace timing; given to the other, and a time
 // unit given for a trace that is not DiskSim, they are usage errors.
@@ -267,6 +307,33 @@ func TestReplayRefusesFlagsItsTimingIgnores(t *testing.T) {
 		err := cmdReplay(tc.args, &o, new(strings.Builder))
 		if !isUsage(err) || !strings.Contains(err.Error(), tc.want) || o.Len() != 0 {
 			t.Errorf("replay %v: %v; want a usage error %q and no report", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestLatencyFlagsReachTheBenchmark: latency runs in real time, so its
+// flags are checked by what the output says of them rather than against
+// a second run: --writers and --interval are in the header, --duration
+// bounds the samples, --cpu-hold=false drops the CPU columns. (--dir:
+// TestLatencyStopsWithManyWriters finds the scratch file there.)
+func TestLatencyFlagsReachTheBenchmark(t *testing.T) {
+	if got := commandFlags(t, "latency"); len(got) != len(latencyFlags)+1 {
+		t.Fatalf("latency takes %v; this test knows %v and help", got, latencyFlags)
+	}
+	var o strings.Builder
+	if err := cmdLatency([]string{"--dir", t.TempDir(), "--duration=200ms", "--interval=2ms", "--writers=0", "--cpu-hold=false"}, &o, new(strings.Builder)); err != nil {
+		t.Fatal(err)
+	}
+	var samples int
+	if _, err := fmt.Sscanf(o.String(), "blkq latency: %d samples at 2ms, 0 writers, 0.0 MB written", &samples); err != nil || samples < 1 || samples > 100 {
+		t.Fatalf("header: %v, %d samples (want 1 to 100 at 2 ms in 200 ms):\n%s", err, samples, o.String())
+	}
+	if !strings.Contains(o.String(), "T: 0 I:2000 ") {
+		t.Errorf("no I:2000 for --interval=2ms:\n%s", o.String())
+	}
+	for _, line := range strings.Split(o.String(), "\n") {
+		if strings.HasPrefix(line, "control ") && len(strings.Fields(line)) != 5 {
+			t.Errorf("--cpu-hold=false: %q still has CPU columns", line)
 		}
 	}
 }
