@@ -72,7 +72,7 @@ func (c *Config) check() error {
 	case c.ReadAheadKB < 0 || int64(c.ReadAheadKB) > math.MaxUint32:
 		return fmt.Errorf("blkq: read_ahead_kb %d: want 0 (the default, %d) up to %d", c.ReadAheadKB, defaultReadAhead, uint32(math.MaxUint32))
 	case c.Alloc != "" && !slices.Contains(allocPolicyNames(), c.Alloc):
-		return fmt.Errorf("blkq: alloc %q: unknown allocation policy; have %s", c.Alloc, strings.Join(allocPolicyNames(), ", "))
+		return fmt.Errorf("blkq: unknown allocation policy %q (have %s)", c.Alloc, strings.Join(allocPolicyNames(), ", "))
 	case c.PlugLimit < 0:
 		return fmt.Errorf("blkq: plug limit %d: want 0 (the default, %d) or more", c.PlugLimit, defaultPlugLimit)
 	}
