@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"fmt"
-
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/sim"
 	"github.com/blkq-dev/blkq/sim/hdd"
@@ -15,14 +13,7 @@ import (
 // that a bad value fails at once (blkq replay --compare checks each of its
 // settings so).
 func CheckQueueOptions(opt Options) error {
-	cfg := blkq.Config{Scheduler: opt.Scheduler, NrRequests: opt.NrRequests, BatchRequests: opt.BatchRequests, NoMerges: opt.NoMerges}
-	if opt.Alloc != "" {
-		p, ok := blkq.AllocPolicyByName(opt.Alloc)
-		if !ok {
-			return fmt.Errorf("unknown allocation policy %q", opt.Alloc)
-		}
-		cfg.Alloc = p
-	}
+	cfg := blkq.Config{Scheduler: opt.Scheduler, NrRequests: opt.NrRequests, BatchRequests: opt.BatchRequests, NoMerges: opt.NoMerges, Alloc: opt.Alloc}
 	loop := sim.NewLoop()
 	q, err := blkq.New(hdd.New(loop, hdd.DefaultParams()), loop, cfg)
 	if err != nil {

@@ -260,11 +260,8 @@ func (r *runner) checkInvariants() error {
 	if c := r.sc; c != nil && (c.submitted != c.ended || c.nrWB != 0) {
 		return fmt.Errorf("internal error: page cache submitted %d write-back bios, %d ended, %d pages under write-back", c.submitted, c.ended, c.nrWB)
 	}
-	if err := r.q.CheckInvariants(); err != nil {
-		return fmt.Errorf("internal error: %w", err)
-	}
-	if !r.q.Idle() {
-		return fmt.Errorf("internal error: queue not idle after the run: %+v", r.q.Pool())
+	if err := r.q.Check(true); err != nil {
+		return fmt.Errorf("internal error after the run: %w", err)
 	}
 	return nil
 }

@@ -141,14 +141,15 @@ func ProbeResolution() time.Duration {
 }
 
 // latencyQueue is the request queue and buffer cache the writers load, on
-// dev.
-func latencyQueue(dev blkq.Device, cpuHold bool) (*blkq.Queue, *bcache.Cache, error) {
-	q, err := blkq.New(dev, blkq.NewRealClock(), blkq.Config{LockHoldTiming: true, LockHoldCPU: cpuHold})
+// dev, and the timer of the queue lock's hold times.
+func latencyQueue(dev blkq.Device, cpuHold bool) (*lockstat.Timer, *bcache.Cache, error) {
+	queueHold := lockstat.New(cpuHold)
+	q, err := blkq.New(dev, blkq.NewRealClock(), blkq.Config{LockHook: queueHold})
 	if err != nil {
 		return nil, nil, err
 	}
 	cache, err := bcache.New(q, bcache.Config{Pages: 8192, CPUHoldTime: cpuHold})
-	return q, cache, err
+	return queueHold, cache, err
 }
 
 // Latency runs the benchmark: writers load a buffer cache over a queue on
@@ -169,7 +170,7 @@ func Latency(o LatencyOptions) (*LatencyResult, error) {
 		return nil, err
 	}
 	defer dev.Close()
-	q, cache, err := latencyQueue(dev, o.CPUHold)
+	queueHold, cache, err := latencyQueue(dev, o.CPUHold)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +189,7 @@ func Latency(o LatencyOptions) (*LatencyResult, error) {
 		return nil, closeErr
 	}
 	res.Written = l.written.Load()
-	res.QueueLock, _ = q.LockStats()
+	res.QueueLock = queueHold.Stats()
 	res.CacheLock, res.Control = st.Lock, control.Stats()
 	res.Histogram = latencyHistogram(samples)
 	return res, nil
