@@ -98,6 +98,11 @@ type Config struct {
 	// MaxReadAheadKB, as Linux's read_ahead_kb; the window used is also
 	// capped at half of Pages (readahead.go says why).
 	ReadAheadKB int
+	// Clock drives the cache: its timers (the flusher's turns, the copy
+	// time) and its reading of the time. It must be the queue's (as given
+	// to blkq.New): a simulation's event loop, or the real clock. Nil is a
+	// real clock (blkq.NewRealClock).
+	Clock blkq.Clock
 	// NoData keeps page states only: buffers hold no data and the cache's
 	// bios carry none (Bio.Buf nil), for simulated and null devices. The
 	// buffers passed to reads and writes are ignored (they may be nil).
@@ -225,7 +230,7 @@ func New(q *blkq.Queue, cfg Config) (*Cache, error) {
 	}
 	c := &Cache{
 		q:        q,
-		clk:      q.Clock(),
+		clk:      cfg.Clock,
 		npages:   int64(q.Device().Capacity() / sectorsPerPage),
 		noData:   cfg.NoData,
 		copyNs:   cfg.CopyNsPerKiB,
@@ -233,6 +238,9 @@ func New(q *blkq.Queue, cfg Config) (*Cache, error) {
 		index:    make(map[int64]*buffer),
 		capacity: cfg.Pages,
 		gen:      1,
+	}
+	if c.clk == nil {
+		c.clk = blkq.NewRealClock()
 	}
 	if c.sched == nil {
 		c.sched = func(f func()) { f() }

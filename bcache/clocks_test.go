@@ -19,7 +19,7 @@ type qLog struct {
 }
 
 func (l *qLog) Trace(e *blkq.Event) {
-	if e.Action != blkq.ActQueue {
+	if e.Action != 'Q' {
 		return
 	}
 	l.mu.Lock()

@@ -76,16 +76,18 @@ type vt struct {
 	q    *blkq.Queue
 	c    *Cache
 	qs   []vtQ // Q events
-	// S events
-	sleeps []vtQ
+	// S and G events
+	sleeps, gets []vtQ
 }
 
 func (v *vt) Trace(e *blkq.Event) {
 	switch e.Action {
-	case blkq.ActQueue:
+	case 'Q':
 		v.qs = append(v.qs, vtQ{e.Time, e.PID, e.Op, e.Flags, e.Sector})
-	case blkq.ActSleepRq:
+	case 'S':
 		v.sleeps = append(v.sleeps, vtQ{e.Time, e.PID, e.Op, e.Flags, e.Sector})
+	case 'G':
+		v.gets = append(v.gets, vtQ{e.Time, e.PID, e.Op, e.Flags, e.Sector})
 	}
 }
 
@@ -104,6 +106,7 @@ func newVT(t *testing.T, pages int64, cfg Config, qcfg blkq.Config) *vt {
 	v.q = q
 	cfg.NoData = true
 	cfg.NoLockTiming = true
+	cfg.Clock = v.loop
 	if v.c, err = New(q, cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -523,8 +526,8 @@ func TestVTReadAheadDroppedRereadSynchronously(t *testing.T) {
 			t.Fatal("the other task slept")
 		}
 	}
-	if p := v.q.Pool(); p.Free[blkq.DirRead] != 0 {
-		t.Fatalf("%d read requests free, want 0", p.Free[blkq.DirRead])
+	if n := len(v.gets); n != 4 { // every read request of the pool (nr_requests 4)
+		t.Fatalf("%d read requests allocated, want 4", n)
 	}
 	ends := v.readChain(v.client(102), 0, 41)
 	st := v.c.Stats()

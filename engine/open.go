@@ -11,8 +11,6 @@ import (
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/bcache"
 	"github.com/blkq-dev/blkq/device"
-	_ "github.com/blkq-dev/blkq/iosched/deadline" // registers mq-deadline
-	_ "github.com/blkq-dev/blkq/iosched/linus"    // registers linus (2.4)
 	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/sim"
 	"github.com/blkq-dev/blkq/sim/hdd"
@@ -121,14 +119,7 @@ func (r *runner) openQueue(capacity int64, direct bool) error {
 	default:
 		return fmt.Errorf("unknown device %q: want sim:hdd, sim:ssd, null or file:PATH", r.opt.Device)
 	}
-	cfg := blkq.Config{Scheduler: r.opt.Scheduler, NrRequests: r.opt.NrRequests, BatchRequests: r.opt.BatchRequests, NoMerges: r.opt.NoMerges}
-	if r.opt.Alloc != "" {
-		p, ok := blkq.AllocPolicyByName(r.opt.Alloc)
-		if !ok {
-			return fmt.Errorf("unknown allocation policy %q", r.opt.Alloc)
-		}
-		cfg.Alloc = p
-	}
+	cfg := blkq.Config{Scheduler: r.opt.Scheduler, NrRequests: r.opt.NrRequests, BatchRequests: r.opt.BatchRequests, NoMerges: r.opt.NoMerges, Alloc: r.opt.Alloc}
 	q, err := blkq.New(r.dev, clk, cfg)
 	if err != nil {
 		r.dev.Close()
@@ -169,7 +160,8 @@ func (r *runner) openQueue(capacity int64, direct bool) error {
 // one parked bio per job. The buffer cache's goroutines get as many slots
 // as there are requests.
 func (r *runner) sizeBufPool() {
-	nr := r.q.Pool().NrRequests
+	v, _ := r.q.Attr("nr_requests")
+	nr, _ := strconv.Atoi(v)
 	largest := int64(0)
 	for _, j := range r.jobs {
 		for d := range 3 {

@@ -40,10 +40,8 @@ func (r *runner) report(end blkq.Time) *report.Run {
 			js.Error = int(errnoOf(j.err)) // the errno itself, as fio reports it
 			js.ErrorText = errorText(j.errFunc, j.err)
 		}
-		// Sleeps, wake-ups and waits come from the event stream (pidStats);
-		// a dropped read-ahead leaves no event after its Q, so the queue's
-		// count of them is taken.
-		js.Blkq.DroppedReadAhead = uint64(r.q.TaskStats(j.task).Dropped)
+		// Sleeps, wake-ups, waits and dropped read-aheads come from the
+		// event stream (pidStats).
 		if j.st.cpu != nil && j.st.cpuState == 0 {
 			js.CPUMeasured = true // never started (exitall): it used nothing
 		}
@@ -134,8 +132,8 @@ func jobPlace(jf *fio.JobFile, j *fio.Job) string {
 // (on simulated devices the page cache's read-ahead is the jobs' own).
 func (r *runner) droppedReadAhead() int64 {
 	var n int64
-	for _, j := range r.jobs {
-		n += r.q.TaskStats(j.task).Dropped
+	for _, b := range r.pids.byPID {
+		n += int64(b.DroppedReadAhead)
 	}
 	return n
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/bcache"
+	"github.com/blkq-dev/blkq/internal/satmath"
 	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/workload/fio"
 )
@@ -259,11 +260,8 @@ func (r *runner) checkInvariants() error {
 	if c := r.sc; c != nil && (c.submitted != c.ended || c.nrWB != 0) {
 		return fmt.Errorf("internal error: page cache submitted %d write-back bios, %d ended, %d pages under write-back", c.submitted, c.ended, c.nrWB)
 	}
-	if err := r.q.CheckInvariants(); err != nil {
-		return fmt.Errorf("internal error: %w", err)
-	}
-	if !r.q.Idle() {
-		return fmt.Errorf("internal error: queue not idle after the run: %+v", r.q.Pool())
+	if err := r.q.Check(true); err != nil {
+		return fmt.Errorf("internal error after the run: %w", err)
 	}
 	return nil
 }
@@ -363,7 +361,7 @@ func (r *runner) plan() (*layout, error) {
 				case isDeviceName(n):
 					// A device is as large as its jobs reach; the
 					// device size is at least the default.
-					lay.need(n, satAdd(off, max(size, r.capSize(spec.IOSize))))
+					lay.need(n, satmath.Add(off, max(size, r.capSize(spec.IOSize))))
 				case known > 0:
 					lay.need(n, known)
 				case size == 0 && spec.Size > 0:
@@ -371,7 +369,7 @@ func (r *runner) plan() (*layout, error) {
 				case size == 0:
 					return nil, fmt.Errorf("%s:%d: job %q: file %q has no size: set size= or filesize=", r.jf.Path, spec.Line, spec.Name, n)
 				default:
-					lay.need(n, satAdd(off, size))
+					lay.need(n, satmath.Add(off, size))
 				}
 			}
 			regions = append(regions, rs)
@@ -429,7 +427,7 @@ func (r *runner) plan() (*layout, error) {
 		case j.spec.IOSize > 0:
 			io = r.capSize(j.spec.IOSize)
 		}
-		j.limit = satMul(io, int64(max(j.spec.Loops, 1)))
+		j.limit = satmath.Mul(io, int64(max(j.spec.Loops, 1)))
 	}
 	return lay, nil
 }

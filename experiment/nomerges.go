@@ -9,7 +9,6 @@ import (
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/device"
 	"github.com/blkq-dev/blkq/engine"
-	_ "github.com/blkq-dev/blkq/iosched/deadline" // mq-deadline, for the CPU measurement
 	"github.com/blkq-dev/blkq/sim"
 )
 

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
-	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/engine"
-	"github.com/blkq-dev/blkq/sim"
-	"github.com/blkq-dev/blkq/sim/hdd"
 )
 
 // A compareSetting is one value of replay --compare: its name in the
@@ -44,37 +40,12 @@ func compareSettings(spec string, base engine.Options) ([]compareSetting, error)
 		default:
 			opt.Attrs = append(append([][2]string(nil), base.Attrs...), [2]string{key, v})
 		}
-		if err := checkQueueOptions(opt); err != nil {
+		if err := engine.CheckQueueOptions(opt); err != nil {
 			return nil, usagef("--compare %s=%.40s: %s", key, v, strings.TrimPrefix(err.Error(), "blkq: "))
 		}
 		out = append(out, compareSetting{name: key + "=" + v, opt: opt})
 	}
 	return out, nil
-}
-
-// checkQueueOptions makes the queue opt asks for, in front of a simulated
-// disk that never runs, and sets its tunables: the same checks the engine
-// makes when it opens the run's own queue.
-func checkQueueOptions(opt engine.Options) error {
-	cfg := blkq.Config{Scheduler: opt.Scheduler, NrRequests: opt.NrRequests, BatchRequests: opt.BatchRequests, NoMerges: opt.NoMerges}
-	if opt.Alloc != "" {
-		p, ok := blkq.AllocPolicyByName(opt.Alloc)
-		if !ok {
-			return fmt.Errorf("unknown allocation policy %q", opt.Alloc)
-		}
-		cfg.Alloc = p
-	}
-	loop := sim.NewLoop()
-	q, err := blkq.New(hdd.New(loop, hdd.DefaultParams()), loop, cfg)
-	if err != nil {
-		return err
-	}
-	for _, a := range opt.Attrs {
-		if err := q.SetAttr(a[0], a[1]); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // powerOfTen reports whether n is 1, 10, 100, ...
