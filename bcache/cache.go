@@ -203,9 +203,9 @@ type Cache struct {
 	raHook func(steps, added int)
 }
 
-// New makes a cache over q, driven by q's clock. Only whole pages of the
-// device are cached: a trailing part page is beyond the cache's end. Close
-// writes back what is dirty.
+// New makes a cache over q, driven by cfg.Clock (the queue's). Only whole
+// pages of the device are cached: a trailing part page is beyond the
+// cache's end. Close writes back what is dirty.
 func New(q *blkq.Queue, cfg Config) (*Cache, error) {
 	if cfg.Pages < 0 {
 		return nil, fmt.Errorf("bcache: negative capacity %d pages", cfg.Pages)

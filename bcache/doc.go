@@ -8,8 +8,8 @@
 // # Design
 //
 // One core, two clocks (cache.go). The cache has the request queue's shape:
-// a state machine under one lock, driven by the queue's Clock, that never
-// blocks and never reads the wall clock. Every operation (StartRead,
+// a state machine under one lock, driven by the queue's Clock
+// (Config.Clock), that never blocks and never reads the wall clock. Every operation (StartRead,
 // StartWrite, StartSync, StartInvalidate, StartDiscard, StartClose, and the
 // flusher) runs until it must wait, registers one continuation and returns;
 // continuations queued under the lock run after it is released. A Client
