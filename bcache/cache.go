@@ -442,13 +442,14 @@ func (c *Cache) pageBio(b *buffer, op blkq.Op, flags blkq.Flags, end func(*blkq.
 	return &b.bio
 }
 
-// fillBios returns read bios (FlagSync) for bufs, locked by the caller and
-// not uptodate; each fill's end makes its buffer uptodate (or records the
-// error) and unlocks it.
+// fillBios returns read bios for bufs, locked by the caller and not
+// uptodate; each fill's end makes its buffer uptodate (or records the
+// error) and unlocks it. They carry no REQ_SYNC, as Linux's page cache
+// reads do not (blkparse shows them as R; read-ahead as RA).
 func (c *Cache) fillBios(bufs []*buffer) []*blkq.Bio {
 	bios := make([]*blkq.Bio, len(bufs))
 	for i, b := range bufs {
-		bios[i] = c.pageBio(b, blkq.OpRead, blkq.FlagSync, c.endFill)
+		bios[i] = c.pageBio(b, blkq.OpRead, 0, c.endFill)
 	}
 	return bios
 }
