@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/blkq-dev/blkq"
-	"github.com/blkq-dev/blkq/device"
 	"github.com/blkq-dev/blkq/engine"
 	_ "github.com/blkq-dev/blkq/iosched/deadline" // mq-deadline, for the CPU measurement
 	"github.com/blkq-dev/blkq/sim"
@@ -143,12 +142,12 @@ var (
 
 // nullRun is one measurement of nullNsPerIO, ns per I/O.
 func nullRun(nomerges int, sequential bool) float64 {
-	loop := sim.NewLoop()
-	dev := device.NewNull(loop, 1<<31, 32)
-	q, err := blkq.New(dev, loop, blkq.Config{Scheduler: "mq-deadline", NoMerges: nomerges})
+	st, err := engine.OpenQueue(engine.QueueSetup{Device: "null", Capacity: 1 << 40,
+		Config: blkq.Config{Scheduler: "mq-deadline", NoMerges: nomerges}}, sim.NewLoop())
 	if err != nil {
 		return 0
 	}
+	q, loop := st.Queue, st.Loop
 	rng := rand.New(rand.NewPCG(1, 2))
 	left := 200000
 	next := make([]uint64, 33) // each task's next sector when sequential

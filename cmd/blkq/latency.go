@@ -14,7 +14,7 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/bcache"
-	"github.com/blkq-dev/blkq/device"
+	"github.com/blkq-dev/blkq/engine"
 	"github.com/blkq-dev/blkq/lockstat"
 	"github.com/blkq-dev/blkq/report"
 	"golang.org/x/sys/unix"
@@ -78,15 +78,13 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 	in.onExit(func() { os.Remove(path) })
 	defer os.Remove(path)
 	const fileSize = 256 << 20
-	dev, err := device.OpenFile(path, device.FileOptions{Size: fileSize})
+	stack, err := engine.OpenQueue(engine.QueueSetup{Device: "file:" + path, Capacity: fileSize,
+		Config: blkq.Config{LockHoldTiming: true, LockHoldCPU: *cpuHold}}, nil)
 	if err != nil {
 		return err
 	}
+	dev, q := stack.Device, stack.Queue
 	defer dev.Close()
-	q, err := blkq.New(dev, blkq.NewRealClock(), blkq.Config{LockHoldTiming: true, LockHoldCPU: *cpuHold})
-	if err != nil {
-		return err
-	}
 	cache, err := bcache.New(q, bcache.Config{Pages: 8192, CPUHoldTime: *cpuHold})
 	if err != nil {
 		return err

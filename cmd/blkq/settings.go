@@ -1,13 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
-	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/engine"
-	"github.com/blkq-dev/blkq/sim"
-	"github.com/blkq-dev/blkq/sim/hdd"
 )
 
 // A compareSetting is one value of replay --compare: its name in the
@@ -55,27 +51,7 @@ func compareSettings(spec string, base engine.Options) ([]compareSetting, error)
 // checkQueueOptions makes the queue opt asks for, in front of a simulated
 // disk that never runs, and sets its tunables: the same checks the engine
 // makes when it opens the run's own queue.
-func checkQueueOptions(opt engine.Options) error {
-	cfg := blkq.Config{Scheduler: opt.Scheduler, NrRequests: opt.NrRequests, BatchRequests: opt.BatchRequests, NoMerges: opt.NoMerges}
-	if opt.Alloc != "" {
-		p, ok := blkq.AllocPolicyByName(opt.Alloc)
-		if !ok {
-			return fmt.Errorf("unknown allocation policy %q", opt.Alloc)
-		}
-		cfg.Alloc = p
-	}
-	loop := sim.NewLoop()
-	q, err := blkq.New(hdd.New(loop, hdd.DefaultParams()), loop, cfg)
-	if err != nil {
-		return err
-	}
-	for _, a := range opt.Attrs {
-		if err := q.SetAttr(a[0], a[1]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func checkQueueOptions(opt engine.Options) error { return engine.CheckQueue(opt) }
 
 // powerOfTen reports whether n is 1, 10, 100, ...
 func powerOfTen(n int64) bool {
