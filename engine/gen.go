@@ -35,6 +35,14 @@ type nextIO struct {
 	dir    ioDir
 	offset int64 // on the device, bytes
 	length int64
+	// uncounted: trimwrite's trim, which the job's size does not count
+	// (it counts each block once, for its write).
+	uncounted bool
+	// rec is the trace record a replay's I/O comes from (its op, flags
+	// and task), nil for fio's.
+	rec *ReplayRecord
+	// sub is the task that submits it, nil for the job's own.
+	sub *submitter
 }
 
 // fileRegion is the part of one file a job works on, in device bytes.
@@ -158,6 +166,7 @@ func (g *generator) next() (io nextIO, wrapped bool) {
 		w := io
 		w.dir = dirWrite
 		g.pending = &w
+		io.uncounted = true
 	}
 	return io, wrapped
 }

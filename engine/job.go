@@ -10,22 +10,25 @@ import (
 	"github.com/blkq-dev/blkq/workload/fio"
 )
 
-// A job is one fio job clone: a blkq Task that keeps up to iodepth bios in
-// flight (one for the sync engines), chosen by its generator, paced by
-// rate, rate_iops and thinktime, for size/io_size bytes (times loops) or
-// for runtime when time_based.
+// A job is one fio job clone, or a replay: a blkq Task that keeps up to
+// iodepth bios in flight (one for the sync engines), chosen by its source
+// (source.go), paced by rate, rate_iops and thinktime, for size/io_size
+// bytes (times loops), for runtime when time_based, or to the trace's end.
 type job struct {
-	r     *runner
-	spec  *fio.Job
-	name  string
-	clone int
-	pid   int
-	task  *blkq.Task
-	gen   *generator
-	sync  bool // one I/O at a time (psync and friends)
-	depth int
-	low   int  // iodepth_low: refill once in-flight I/O drains to this
-	drain bool // iodepth reached: waiting to drain to low
+	r      *runner
+	spec   *fio.Job // a replay's is made up (replay.go): no options set
+	name   string
+	clone  int
+	pid    int
+	main   submitter    // the job's own task
+	others []*submitter // a replay's tasks, one per trace pid
+	src    source       // what it issues
+	gen    *generator   // fio's offsets (nil for a replay)
+	sync   bool         // one I/O at a time (psync and friends)
+	plug   bool         // plug the queue around each batch it issues
+	depth  int
+	low    int  // iodepth_low: refill once in-flight I/O drains to this
+	drain  bool // iodepth reached: waiting to drain to low
 
 	deps    int    // jobs that must finish before this one starts
 	waiters []*job // jobs waiting for this one
@@ -34,13 +37,10 @@ type job struct {
 	segment int    // stonewall segment: jobs between two stonewalls, for exit_what
 
 	started, stopping, finished bool
-	asleep                      bool
 	throttled                   bool      // writing back a batch for the page cache (balance_dirty)
 	copyUntil                   blkq.Time // when the job's last page-cache copy ends
 	pumpTimer                   bool      // a timer will call pump
 	inflight                    int
-	parked                      *ioUnit // the unit whose submit slept
-	held                        *nextIO // the next I/O, held back by a rate limit
 	start, end, rampEnd         blkq.Time
 	limit                       int64 // bytes to issue; 0: until runtime
 	issued                      int64 // bytes issued
@@ -66,15 +66,31 @@ type job struct {
 // writeback returns the submitter of the job's own write-back.
 func (j *job) writeback() *wbSubmitter {
 	if j.wb == nil {
-		j.wb = newWBSubmitter(j.r.sc, j.task)
+		j.wb = newWBSubmitter(j.r.sc, j.main.task)
 	}
 	return j.wb
+}
+
+// A submitter is a task of a job: the job's own, or one per pid of a
+// replayed trace, whose tasks sleep and wake apart.
+type submitter struct {
+	task    *blkq.Task
+	asleep  bool      // its last submission slept for a request
+	parked  *ioUnit   // the unit whose submission slept
+	waiting []*ioUnit // I/Os that came while it slept (a replay's arrivals), in order
+}
+
+// submitters returns the job's tasks.
+func (j *job) submitters() []*submitter {
+	return append([]*submitter{&j.main}, j.others...)
 }
 
 // ioUnit is one I/O of a job: its bio and its times (fio's io_u).
 type ioUnit struct {
 	bio    blkq.Bio
 	j      *job
+	sub    *submitter // the task that submits it
+	rec    *ReplayRecord
 	dir    ioDir
 	sync   bool      // a flush for fsync/fdatasync
 	start  blkq.Time // submission began
@@ -97,6 +113,7 @@ func (j *job) begin() {
 		// fio: ramp_time runs before runtime starts counting.
 		j.r.exec.AfterFunc(j.spec.RampTime+rt, j.stop)
 	}
+	j.src.begin()
 	j.pump()
 }
 
@@ -156,14 +173,14 @@ func endIO(b *blkq.Bio, err error) {
 // pump issues I/O while the job may.
 func (j *job) pump() {
 	j.r.stopDue() // an interruption stops j: it issues nothing more
-	if j.finished || j.asleep || j.throttled || j.pumpTimer || !j.started {
+	if j.finished || j.main.asleep || j.throttled || j.pumpTimer || !j.started {
 		return
 	}
 	q := j.r.q
 	plugged := false
 	submitted := 0
 issue:
-	for j.inflight < j.depth && !j.stopping && !j.drain {
+	for j.inflight < j.depth && !j.stopping && !j.drain && !j.main.asleep {
 		if j.syncWanted {
 			if j.inflight > 0 {
 				break // fsync waits for the writes before it
@@ -174,22 +191,21 @@ issue:
 		if j.limitReached() {
 			break
 		}
-		io, ok := j.nextIO()
-		if !ok {
-			break // rate limits hold everything back; a timer will pump
+		io, st := j.src.next()
+		if st == srcWait {
+			break // rate limits or a sleeping task hold it back; a timer or a wake-up will pump
 		}
-		if io.length <= 0 {
+		if st == srcEnd {
 			j.stopping = true
 			break
 		}
-		if !j.sync && !plugged {
-			q.Plug(j.task)
+		if j.plug && !plugged {
+			q.Plug(j.main.task)
 			plugged = true
 		}
 		u := j.getUnit()
 		j.prepare(u, io)
-		if !(j.gen.trimWrite && io.dir == dirTrim) {
-			// trimwrite's size counts each block once, for its write.
+		if !io.uncounted {
 			j.issued += io.length
 		}
 		j.issuedIOs++
@@ -203,6 +219,10 @@ issue:
 		// done() follows once), or submitted to the queue.
 		u.queued = j.now()
 		switch {
+		case u.sub.asleep:
+			// A replay's record whose task sleeps: it waits for it, in order.
+			u.sub.waiting = append(u.sub.waiting, u)
+			continue
 		case j.ra != nil && j.ra.read(u):
 		case j.cached():
 			j.cachedIO(j.r.cache, u)
@@ -210,11 +230,9 @@ issue:
 			j.r.sc.write(j, u)
 		case j.r.sc != nil && !j.spec.Direct && io.dir == dirRead && j.r.sc.read(j, u):
 		default:
-			if !q.Enqueue(j.task, &u.bio) {
-				j.asleep = true
-				j.parked = u
+			if !j.enqueue(u) {
 				j.countForSync(io.dir) // as on wake-up; its queued time is set then
-				break issue
+				continue issue         // the loop ends if it was the job's own task
 			}
 			if j.ra != nil {
 				j.ra.topUp(int64(u.bio.Sector)<<blkq.SectorShift + u.bio.Bytes())
@@ -234,7 +252,7 @@ issue:
 		}
 	}
 	if plugged {
-		q.Finish(j.task)
+		q.Finish(j.main.task)
 	}
 	if submitted > 0 {
 		j.st.submitBatch(submitted)
@@ -273,63 +291,18 @@ func (j *job) sleepThen(d time.Duration) {
 	})
 }
 
-// nextIO returns the next I/O that rate and rate_iops allow now. An I/O
-// whose direction must wait is held and issued when its time comes; as
-// with fio's rate_ddir, a mixed job meanwhile goes on in the direction
-// that is not limited (a further draw of the limited direction while one
-// is held is dropped). ok is false when nothing may be issued now; a timer
-// then calls pump again.
-func (j *job) nextIO() (nextIO, bool) {
-	if h := j.held; h != nil {
-		wait := j.rateWait(h.dir)
-		if wait <= 0 {
-			j.held = nil
-			return *h, true
-		}
-		if !j.gen.mixed {
-			j.sleepThen(wait)
-			return nextIO{}, false
-		}
-	}
-	for range 8 {
-		io, _ := j.gen.next()
-		wait := j.rateWait(io.dir)
-		if wait <= 0 {
-			return io, true
-		}
-		if j.held == nil {
-			j.held = &io
-			if !j.gen.mixed {
-				j.sleepThen(wait)
-				return nextIO{}, false
-			}
-		}
-	}
-	j.sleepThen(j.rateWait(j.held.dir))
-	return nextIO{}, false
-}
-
-// rateWait returns how long an I/O in direction d must wait to respect
-// rate and rate_iops for that direction (fio limits each direction on its
-// own: a limit on writes does not slow reads).
-func (j *job) rateWait(d ioDir) time.Duration {
-	elapsed := j.now() - j.start
-	var wait blkq.Time
-	if r := j.spec.Rate[d]; r > 0 {
-		due := blkq.Time(float64(j.rateBytes[d]) / float64(r) * 1e9)
-		wait = max(wait, due-elapsed)
-	}
-	if r := j.spec.RateIOPS[d]; r > 0 {
-		due := blkq.Time(float64(j.rateIOs[d]) / float64(r) * 1e9)
-		wait = max(wait, due-elapsed)
-	}
-	return time.Duration(wait)
-}
-
 // prepare fills u's bio for io.
 func (j *job) prepare(u *ioUnit, io nextIO) {
-	u.dir, u.sync = io.dir, false
+	u.dir, u.sync, u.rec, u.sub = io.dir, false, io.rec, io.sub
+	if u.sub == nil {
+		u.sub = &j.main
+	}
 	b := &u.bio
+	if r := io.rec; r != nil {
+		j.prepareRecord(u, r)
+		u.start = j.now()
+		return
+	}
 	switch io.dir {
 	case dirRead:
 		b.Op = blkq.OpRead
@@ -425,22 +398,37 @@ func (j *job) issueSync() {
 		return
 	}
 	u := j.getUnit()
-	u.dir, u.sync = dirWrite, true
+	u.dir, u.sync, u.sub, u.rec = dirWrite, true, &j.main, nil
 	u.bio.Op, u.bio.Flags, u.bio.Sector, u.bio.Sectors, u.bio.Buf = blkq.OpFlush, blkq.FlagSync, 0, 0, nil
 	u.start = j.now()
 	j.inflight++
 	j.submitted++
-	if !j.r.q.Enqueue(j.task, &u.bio) {
-		j.asleep = true
-		j.parked = u
-		return
-	}
-	u.queued = j.now()
+	j.enqueue(u)
 }
 
-// wake is the task's Wake hook: the woken task runs after the scheduler
-// latency, retries its allocation and, once it has a request, goes on.
-func (j *job) wake(resume func() bool) {
+// enqueue submits u's bio to the queue through its task; false: the task
+// sleeps for a request, and u is parked until it wakes.
+func (j *job) enqueue(u *ioUnit) bool {
+	s := u.sub
+	if !j.r.q.Enqueue(s.task, &u.bio) {
+		s.asleep = true
+		s.parked = u
+		return false
+	}
+	u.queued = j.now()
+	return true
+}
+
+// newSubmitter makes a task of the job, pid as name, waking as wake does.
+func (j *job) newSubmitter(s *submitter, pid int, name string) {
+	s.task = blkq.NewTask(pid, name)
+	s.task.Wake = func(resume func() bool) { j.wake(s, resume) }
+}
+
+// wake is the Wake hook of s's task: the woken task runs after the
+// scheduler latency, retries its allocation and, once it has a request,
+// submits what waited for it and goes on.
+func (j *job) wake(s *submitter, resume func() bool) {
 	j.r.exec.AfterFunc(j.r.wakeDelay(), func() {
 		if !resume() {
 			return
@@ -449,10 +437,15 @@ func (j *job) wake(resume func() bool) {
 			wb.resumed() // it slept writing back for the page cache
 			return
 		}
-		j.asleep = false
-		if u := j.parked; u != nil {
-			j.parked = nil
+		s.asleep = false
+		if u := s.parked; u != nil {
+			s.parked = nil
 			u.queued = j.now()
+		}
+		for len(s.waiting) > 0 && !s.asleep {
+			u := s.waiting[0]
+			s.waiting = s.waiting[1:]
+			j.enqueue(u)
 		}
 		j.pump()
 	})
@@ -488,6 +481,7 @@ func (j *job) done(u *ioUnit, err error) {
 		}
 	case errors.Is(err, blkq.ErrReadAheadDropped):
 		j.st.dropped(u.dir)
+	case j.src.failed(u, err):
 	default:
 		j.r.ioFailed(j, u, err)
 		j.stopping = true
@@ -505,7 +499,7 @@ func (j *job) done(u *ioUnit, err error) {
 
 // maybeFinish ends the job when it has nothing more to do.
 func (j *job) maybeFinish() {
-	if j.finished || j.inflight > 0 || j.asleep || j.syncInFlight || (j.ra != nil && j.ra.inflight > 0) {
+	if j.finished || j.inflight > 0 || j.main.asleep || j.syncInFlight || (j.ra != nil && j.ra.inflight > 0) {
 		return
 	}
 	if !j.stopping && !j.limitReached() && !j.syncWanted {

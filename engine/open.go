@@ -44,7 +44,7 @@ func (r *runner) capacity(need int64) (int64, error) {
 // open makes the executor, the device and the queue, and the jobs' stats.
 func (r *runner) open(lay *layout) error {
 	direct := len(r.jf.Jobs) > 0 && r.jf.Jobs[0].Direct
-	if err := r.openQueue(lay.capacity, direct); err != nil {
+	if err := r.openQueue(lay.capacity, direct, true); err != nil {
 		return err
 	}
 	r.openStats()
@@ -52,8 +52,9 @@ func (r *runner) open(lay *layout) error {
 }
 
 // openQueue makes the executor, a device of capacity bytes and the queue
-// in front of it, with the run's tunables and tracers (OpenQueue).
-func (r *runner) openQueue(capacity int64, direct bool) error {
+// in front of it, with the run's tunables and tracers (OpenQueue). On a
+// file, checkData has the data the jobs write checked (data.go).
+func (r *runner) openQueue(capacity int64, direct, checkData bool) error {
 	kind, arg, _ := strings.Cut(r.opt.Device, ":")
 	setup := r.opt.queueSetup(capacity)
 	var clk blkq.Clock // nil: a simulated device's own event loop
@@ -87,7 +88,7 @@ func (r *runner) openQueue(capacity int64, direct bool) error {
 		r.exec = simExec{loop: st.Loop}
 		r.simulated = true
 	}
-	if kind == "file" {
+	if kind == "file" && checkData {
 		// A file run checks the data it wrote (data.go).
 		r.data = newDataCheck(r.opt.Seed, r.dev.Capacity())
 		r.q.AddTracer(r.data.refusals(r.exec))

@@ -91,7 +91,7 @@ func (ra *readahead) covered(s span) bool {
 // region's end as the reader does.
 func (ra *readahead) topUp(pos int64) {
 	j := ra.j
-	if j.asleep || j.stopping {
+	if j.main.asleep || j.stopping {
 		return
 	}
 	if ra.next >= ra.hi {
@@ -115,7 +115,7 @@ func (ra *readahead) topUp(pos int64) {
 		ra.flight = append(ra.flight, rb)
 		ra.inflight++
 		ra.submitted++
-		j.r.q.Enqueue(j.task, &rb.bio) // read-ahead never sleeps: it fails instead
+		j.r.q.Enqueue(j.main.task, &rb.bio) // read-ahead never sleeps: it fails instead
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/report"
 )
 
 // synthetic returns n records from 4 pids: sequential 8-sector reads per
@@ -45,5 +46,31 @@ func TestReplayWrapAndStrict(t *testing.T) {
 	}
 	if _, err := Replay("big", recs, Options{}, ReplayOptions{Strict: true}); err == nil || !strings.Contains(err.Error(), "big:7") {
 		t.Fatalf("--strict: want an error naming big:7, got %v", err)
+	}
+}
+
+// TestReplayIsAJobOfTheRunner: a replay runs as one job of the runner
+// that runs fio jobs, so what the runner does for a job it does for a
+// replay: an afap replay's submit calls are counted by how many records
+// each carried (the first call fills the depth: 8 records, in the 5-8
+// bucket), and every record's completion is one reap.
+func TestReplayIsAJobOfTheRunner(t *testing.T) {
+	res, err := Replay("synthetic", synthetic(400), Options{}, ReplayOptions{Timing: "afap", IODepth: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := res.Run.Jobs[0]
+	var calls, ios uint64
+	for _, n := range js.SubmitHist {
+		calls += n
+	}
+	if js.SubmitHist[report.BatchBucket(8)] == 0 {
+		t.Errorf("no submit call carried 5-8 records: %v", js.SubmitHist)
+	}
+	for _, n := range js.CompleteHist {
+		ios += n
+	}
+	if ios != 400 || calls == 0 || calls >= 400 {
+		t.Errorf("%d completions (want 400), %d submit calls (want 1..399): %v", ios, calls, js.SubmitHist)
 	}
 }

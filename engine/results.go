@@ -20,35 +20,20 @@ func (r *runner) report(end blkq.Time) *report.Run {
 	}
 	for _, j := range r.jobs {
 		js := j.st.js
-		s := j.spec
-		js.Name, js.GroupID, js.PID = j.name, s.GroupID, j.pid
-		js.Clone = j.clone > 0
+		j.src.describe(js)
 		js.Elapsed = elapsedSecs(end)
-		js.JobOptions = s.Options[s.NumInherited:]
-		js.Engine, js.IODepth, js.RW, js.Sync = s.IOEngine, j.depth, s.RW.String(), j.sync
-		for d := range 3 {
-			lo, hi := s.BS[d].Min, s.BS[d].Max
-			if sp := s.BSSplit[d]; len(sp) > 0 {
-				lo, hi = sp[0].BS, sp[0].BS
-				for _, x := range sp {
-					lo, hi = min(lo, x.BS), max(hi, x.BS)
-				}
-			}
-			js.BS[d] = report.BSRange{Min: uint64(lo), Max: uint64(hi)}
-		}
-		if j.err != nil {
-			js.Error = int(errnoOf(j.err)) // the errno itself, as fio reports it
-			js.ErrorText = errorText(j.errFunc, j.err)
-		}
 		// Sleeps, wake-ups and waits come from the event stream (pidStats);
 		// a dropped read-ahead leaves no event after its Q, so the queue's
 		// count of them is taken.
-		js.Blkq.DroppedReadAhead = uint64(r.q.TaskStats(j.task).Dropped)
+		js.Blkq.DroppedReadAhead = 0
+		for _, s := range j.submitters() {
+			js.Blkq.DroppedReadAhead += uint64(r.q.TaskStats(s.task).Dropped)
+		}
 		if j.st.cpu != nil && j.st.cpuState == 0 {
 			js.CPUMeasured = true // never started (exitall): it used nothing
 		}
-		if s.GroupReporting {
-			run.GroupReporting[s.GroupID] = true
+		if j.spec.GroupReporting {
+			run.GroupReporting[j.spec.GroupID] = true
 		}
 		run.Jobs = append(run.Jobs, js)
 	}
@@ -131,13 +116,35 @@ func jobPlace(jf *fio.JobFile, j *fio.Job) string {
 }
 
 // droppedReadAhead is the read-ahead bios the queue dropped for the jobs
-// (on simulated devices the page cache's read-ahead is the jobs' own).
+// (on simulated devices the page cache's read-ahead is the jobs' own),
+// once report has counted them.
 func (r *runner) droppedReadAhead() int64 {
 	var n int64
 	for _, j := range r.jobs {
-		n += r.q.TaskStats(j.task).Dropped
+		n += int64(j.st.js.Blkq.DroppedReadAhead)
 	}
 	return n
+}
+
+// checkSleeps cross-checks the sleeps and wake-ups derived from the event
+// stream with the queue's own counters of the jobs' tasks.
+func (r *runner) checkSleeps() error {
+	var sleeps, wakeups uint64
+	var ts blkq.TaskStats
+	for _, j := range r.jobs {
+		sleeps += j.st.js.Blkq.Sleeps
+		wakeups += j.st.js.Blkq.Wakeups
+		for _, s := range j.submitters() {
+			t := r.q.TaskStats(s.task)
+			ts.Sleeps += t.Sleeps
+			ts.Wakeups += t.Wakeups
+		}
+	}
+	if uint64(ts.Sleeps) != sleeps || uint64(ts.Wakeups) != wakeups || r.pids.sleeps.stillAsleep() != 0 {
+		return fmt.Errorf("internal error: the event stream counts %d sleeps, %d wake-ups, %d never woken; the queue %d, %d, 0",
+			sleeps, wakeups, r.pids.sleeps.stillAsleep(), ts.Sleeps, ts.Wakeups)
+	}
+	return nil
 }
 
 // elapsedSecs is fio's JSON "elapsed": the run's time so far (here, to its

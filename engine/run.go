@@ -130,10 +130,8 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	if opt.Device == "" {
 		opt.Device = defaultDevice(jf)
 	}
-	if opt.Seed == 0 {
-		opt.Seed = 1
-	}
-	r := &runner{opt: opt, jf: jf, wakeRNG: rand.New(rand.NewPCG(opt.Seed, 0x5eed))}
+	r := newRunner(opt)
+	r.jf = jf
 	if err := CheckEngines(jf); err != nil {
 		return nil, err
 	}
@@ -174,6 +172,25 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	for _, j := range r.jobs {
 		j.ra = newReadahead(j)
 	}
+	if err := r.execute(res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// newRunner returns the runner of a run or a replay with options opt.
+func newRunner(opt Options) *runner {
+	if opt.Seed == 0 {
+		opt.Seed = 1
+	}
+	return &runner{opt: opt, wakeRNG: rand.New(rand.NewPCG(opt.Seed, 0x5eed))}
+}
+
+// execute runs the jobs, once the queue is open, and fills res: the one
+// orchestrator of fio runs and replays. It starts the jobs that wait for
+// none, runs the executor until the last job has finished, writes back
+// what a page cache holds, checks the run's invariants and reports.
+func (r *runner) execute(res *Result) error {
 	for _, j := range r.jobs {
 		if j.deps == 0 {
 			r.schedule(j)
@@ -199,7 +216,7 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	}
 	end := r.exec.Now()
 	if err := r.checkInvariants(); err != nil {
-		return nil, err
+		return err
 	}
 	r.disk.Flush(end)
 	res.Elapsed = time.Duration(end)
@@ -224,7 +241,7 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 		n, err := r.data.verify(r.q)
 		res.Verified = n
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
 	res.IOErrors = r.ioErrors
@@ -233,16 +250,16 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	}
 	for _, j := range r.jobs {
 		if j.err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: %v", jobPlace(jf, j.spec), j.name, j.err))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: %v", jobPlace(r.jf, j.spec), j.name, j.err))
 		}
 	}
 	if r.wbErr != nil && !r.wbErrTaken {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("buffer cache write-back at the end of the run failed (no fsync reported it): %v", r.wbErr))
 	}
 	if r.sc != nil && r.sc.err != nil {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: page cache write-back failed (no fsync reported it): %v", jf.Path, r.sc.err))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: page cache write-back failed (no fsync reported it): %v", r.jf.Path, r.sc.err))
 	}
-	return res, nil
+	return nil
 }
 
 // checkInvariants verifies, at the end of every run, that every bio the
@@ -261,6 +278,9 @@ func (r *runner) checkInvariants() error {
 	}
 	if err := r.q.CheckInvariants(); err != nil {
 		return fmt.Errorf("internal error: %w", err)
+	}
+	if err := r.checkSleeps(); err != nil {
+		return err
 	}
 	if !r.q.Idle() {
 		return fmt.Errorf("internal error: queue not idle after the run: %+v", r.q.Pool())
@@ -336,8 +356,7 @@ func (r *runner) plan() (*layout, error) {
 		for c := range max(spec.NumJobs, 1) {
 			j := &job{r: r, spec: spec, name: spec.Name, clone: c, pid: pid, index: len(all), segment: segment}
 			pid++
-			j.task = blkq.NewTask(j.pid, j.name)
-			j.task.Wake = j.wake
+			j.newSubmitter(&j.main, j.pid, j.name)
 			j.sync = spec.IsSync()
 			j.depth = max(spec.IODepth, 1)
 			if j.sync || bufferedLibaio(spec) {
@@ -418,6 +437,8 @@ func (r *runner) plan() (*layout, error) {
 			seed ^= j.spec.RandSeed
 		}
 		j.gen = newGenerator(j.spec, rand.New(rand.NewPCG(seed, uint64(i))), files)
+		j.src = &fioSource{j: j, gen: j.gen}
+		j.plug = !j.sync
 		var total int64
 		for _, f := range files {
 			total += f.size
