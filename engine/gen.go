@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 
+	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/workload/fio"
 )
 
@@ -28,6 +29,17 @@ const (
 	dirWrite
 	dirTrim
 )
+
+// op is the bio operation of direction d.
+func (d ioDir) op() blkq.Op {
+	switch d {
+	case dirRead:
+		return blkq.OpRead
+	case dirTrim:
+		return blkq.OpDiscard
+	}
+	return blkq.OpWrite
+}
 
 // nextIO is one I/O to issue: a direction, a device byte offset and a
 // length in bytes.

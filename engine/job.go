@@ -2,18 +2,18 @@ package engine
 
 import (
 	"errors"
-	"io"
 	"time"
 
 	"github.com/blkq-dev/blkq"
-	"github.com/blkq-dev/blkq/bcache"
 	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // A job is one fio job clone, or a replay: a blkq Task that keeps up to
 // iodepth bios in flight (one for the sync engines), chosen by its source
-// (source.go), paced by rate, rate_iops and thinktime, for size/io_size
-// bytes (times loops), for runtime when time_based, or to the trace's end.
+// (source.go) and taken to the device by its path (path.go), paced by
+// rate, rate_iops and thinktime, for size/io_size bytes (times loops), for
+// runtime when time_based, or to the trace's end. Its state and every
+// change of it are in jobstate.go.
 type job struct {
 	r      *runner
 	spec   *fio.Job // a replay's is made up (replay.go): no options set
@@ -23,12 +23,13 @@ type job struct {
 	main   submitter    // the job's own task
 	others []*submitter // a replay's tasks, one per trace pid
 	src    source       // what it issues
+	path   ioPath       // how it reaches the device
 	gen    *generator   // fio's offsets (nil for a replay)
 	sync   bool         // one I/O at a time (psync and friends)
 	plug   bool         // plug the queue around each batch it issues
 	depth  int
-	low    int  // iodepth_low: refill once in-flight I/O drains to this
-	drain  bool // iodepth reached: waiting to drain to low
+	low    int // iodepth_low: refill once in-flight I/O drains to this
+	state  jobState
 
 	deps    int    // jobs that must finish before this one starts
 	waiters []*job // jobs waiting for this one
@@ -36,23 +37,18 @@ type job struct {
 	index   int    // position in the run
 	segment int    // stonewall segment: jobs between two stonewalls, for exit_what
 
-	started, stopping, finished bool
-	throttled                   bool      // writing back a batch for the page cache (balance_dirty)
-	copyUntil                   blkq.Time // when the job's last page-cache copy ends
-	pumpTimer                   bool      // a timer will call pump
-	inflight                    int
-	start, end, rampEnd         blkq.Time
-	limit                       int64 // bytes to issue; 0: until runtime
-	issued                      int64 // bytes issued
-	issuedIOs                   int64
-	rateBytes                   [3]int64 // bytes issued per direction, for rate
-	rateIOs                     [3]int64
-	thinkCount                  int
-	writesSinceSync             int
-	syncWanted, syncInFlight    bool
-	endSyncDone                 bool
-	err                         error  // the job's first error
-	errFunc                     string // what failed, for the report ("io_u error")
+	copyUntil           blkq.Time // when the job's last page-cache copy ends
+	inflight            int
+	start, end, rampEnd blkq.Time
+	limit               int64 // bytes to issue; 0: until runtime
+	issued              int64 // bytes issued
+	issuedIOs           int64
+	rateBytes           [3]int64 // bytes issued per direction, for rate
+	rateIOs             [3]int64
+	thinkCount          int
+	writesSinceSync     int
+	err                 error  // the job's first error
+	errFunc             string // what failed, for the report ("io_u error")
 
 	free []*ioUnit
 	st   *jobStats
@@ -85,12 +81,18 @@ func (j *job) submitters() []*submitter {
 	return append([]*submitter{&j.main}, j.others...)
 }
 
+// newSubmitter makes s a task of the job, pid and name as given.
+func (j *job) newSubmitter(s *submitter, pid int, name string) {
+	s.task = blkq.NewTask(pid, name)
+	s.task.Wake = func(resume func() bool) { j.wake(s, resume) }
+}
+
 // ioUnit is one I/O of a job: its bio and its times (fio's io_u).
 type ioUnit struct {
 	bio    blkq.Bio
 	j      *job
-	sub    *submitter // the task that submits it
-	rec    *ReplayRecord
+	sub    *submitter    // the task that submits it
+	rec    *ReplayRecord // the trace record of a replay's I/O
 	dir    ioDir
 	sync   bool      // a flush for fsync/fdatasync
 	start  blkq.Time // submission began
@@ -102,10 +104,10 @@ func (j *job) now() blkq.Time { return j.r.exec.Now() }
 // begin starts the job's I/O.
 func (j *job) begin() {
 	j.r.stopDue() // an interruption cancels j
-	if j.finished {
+	if j.state.ended() {
 		return // cancelled by exitall before it started
 	}
-	j.started = true
+	j.state.begin()
 	j.start = j.now()
 	j.rampEnd = j.start + blkq.Time(j.spec.RampTime)
 	j.st.begin(j.start, j.rampEnd)
@@ -130,11 +132,23 @@ func (j *job) timeBased() bool { return j.spec.TimeBased && j.runtime() > 0 }
 
 // stop ends the job's issuing; it finishes when its I/O drains.
 func (j *job) stop() {
-	if j.finished || !j.started {
+	if j.state.phase != phaseRunning && j.state.phase != phaseStopping {
 		return
 	}
-	j.stopping = true
+	j.state.stop()
 	j.maybeFinish()
+}
+
+// cancel ends a job that never started (exitall).
+func (j *job) cancel() {
+	if j.state.ended() {
+		return
+	}
+	j.state.cancel()
+	j.start = j.now()
+	j.end = j.start
+	j.r.running++ // balanced by jobFinished
+	j.r.jobFinished(j)
 }
 
 func (j *job) limitReached() bool {
@@ -170,22 +184,22 @@ func endIO(b *blkq.Bio, err error) {
 	u.j.r.exec.Do(func() { u.j.done(u, err) })
 }
 
-// pump issues I/O while the job may.
+// pump issues I/O while the job may: what its source has ready, through
+// its path, up to its depth.
 func (j *job) pump() {
 	j.r.stopDue() // an interruption stops j: it issues nothing more
-	if j.finished || j.main.asleep || j.throttled || j.pumpTimer || !j.started {
+	if !j.state.started() || j.state.ended() || j.main.asleep || j.state.paused() {
 		return
 	}
 	q := j.r.q
 	plugged := false
 	submitted := 0
-issue:
-	for j.inflight < j.depth && !j.stopping && !j.drain && !j.main.asleep {
-		if j.syncWanted {
+	for j.inflight < j.depth && !j.state.stopping() && !j.state.draining() && !j.main.asleep {
+		if j.state.syncDue() {
 			if j.inflight > 0 {
 				break // fsync waits for the writes before it
 			}
-			j.issueSync()
+			j.issueSync(false)
 			break
 		}
 		if j.limitReached() {
@@ -196,7 +210,7 @@ issue:
 			break // rate limits or a sleeping task hold it back; a timer or a wake-up will pump
 		}
 		if st == srcEnd {
-			j.stopping = true
+			j.state.stop()
 			break
 		}
 		if j.plug && !plugged {
@@ -215,36 +229,22 @@ issue:
 		submitted++
 		j.st.submitDepth(j.inflight)
 		j.submitted++
-		// Served without a bio of its own (read-ahead, the page cache;
-		// done() follows once), or submitted to the queue.
 		u.queued = j.now()
-		switch {
-		case u.sub.asleep:
+		if u.sub.asleep {
 			// A replay's record whose task sleeps: it waits for it, in order.
 			u.sub.waiting = append(u.sub.waiting, u)
 			continue
-		case j.ra != nil && j.ra.read(u):
-		case j.cached():
-			j.cachedIO(j.r.cache, u)
-		case j.r.sc != nil && !j.spec.Direct && io.dir == dirWrite:
-			j.r.sc.write(j, u)
-		case j.r.sc != nil && !j.spec.Direct && io.dir == dirRead && j.r.sc.read(j, u):
-		default:
-			if !j.enqueue(u) {
-				j.countForSync(io.dir) // as on wake-up; its queued time is set then
-				continue issue         // the loop ends if it was the job's own task
-			}
-			if j.ra != nil {
-				j.ra.topUp(int64(u.bio.Sector)<<blkq.SectorShift + u.bio.Bytes())
-			}
-			u.queued = j.now()
 		}
-		j.countForSync(io.dir)
-		if j.throttled {
+		ok := j.path.submit(u)
+		j.countForSync(io.dir) // a write that sleeps counts now, as on wake-up
+		if !ok {
+			continue // its task sleeps: the loop ends if it was the job's own
+		}
+		if j.state.paused() {
 			break // writing back for the page cache (balance_dirty)
 		}
 		if j.inflight >= j.depth && j.low < j.depth {
-			j.drain = true
+			j.state.setDrain(true)
 		}
 		if !j.sync && j.spec.ThinkTime > 0 && j.thinkDue() {
 			j.sleepThen(j.spec.ThinkTime)
@@ -260,6 +260,19 @@ issue:
 	j.maybeFinish()
 }
 
+// enqueue submits u's bio to the queue through its task; false: the task
+// sleeps for a request, and u is parked until it wakes.
+func (j *job) enqueue(u *ioUnit) bool {
+	s := u.sub
+	if !j.r.q.Enqueue(s.task, &u.bio) {
+		s.asleep = true
+		s.parked = u
+		return false
+	}
+	u.queued = j.now()
+	return true
+}
+
 // countForSync counts a write toward fsync=N / fdatasync=N.
 func (j *job) countForSync(d ioDir) {
 	if d != dirWrite || (j.spec.Fsync == 0 && j.spec.Fdatasync == 0) {
@@ -268,7 +281,7 @@ func (j *job) countForSync(d ioDir) {
 	j.writesSinceSync++
 	if n := max(j.spec.Fsync, j.spec.Fdatasync); j.writesSinceSync >= n {
 		j.writesSinceSync = 0
-		j.syncWanted = true
+		j.state.wantSync()
 	}
 }
 
@@ -284,9 +297,9 @@ func (j *job) thinkDue() bool {
 
 // sleepThen pauses issuing for d.
 func (j *job) sleepThen(d time.Duration) {
-	j.pumpTimer = true
+	j.state.pauseFor(pauseTimer)
 	j.r.exec.AfterFunc(d, func() {
-		j.pumpTimer = false
+		j.state.resume()
 		j.pump()
 	})
 }
@@ -303,17 +316,7 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 		u.start = j.now()
 		return
 	}
-	switch io.dir {
-	case dirRead:
-		b.Op = blkq.OpRead
-		b.Flags = 0
-	case dirWrite:
-		b.Op = blkq.OpWrite
-		b.Flags = 0
-	case dirTrim:
-		b.Op = blkq.OpDiscard
-		b.Flags = 0
-	}
+	b.Op, b.Flags = io.dir.op(), 0
 	if j.sync && io.dir != dirTrim {
 		b.Flags |= blkq.FlagSync
 	}
@@ -322,8 +325,8 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 	b.Buf = nil
 	if d := j.r.data; d != nil {
 		// The buffer is the bio's until its EndIO (bufpool.go); through
-		// the buffer cache, cachedIO's goroutine takes it.
-		if io.dir != dirTrim && !j.cached() {
+		// the buffer cache, the path's goroutine takes one of its own.
+		if io.dir != dirTrim && j.path.bioBuffers() {
 			b.Buf = d.bufs.get(int(io.length))
 			if io.dir == dirWrite {
 				d.fill(b.Buf, io.offset)
@@ -336,93 +339,16 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 	u.start = j.now()
 }
 
-// cachedIO does u's read, write or trim through the buffer cache, which
-// blocks, on a goroutine of its own; the completion comes back on the
-// executor.
-func (j *job) cachedIO(c *bcache.Cache, u *ioUnit) {
-	u.queued = j.now()
-	off := int64(u.bio.Sector) << blkq.SectorShift
-	write := u.dir == dirWrite
-	if u.dir == dirTrim {
-		// The cache drops the range and discards it on the device itself,
-		// keeping fills of the range out until the device is done (as
-		// BLKDISCARD does), so no old data comes back.
-		go func() {
-			err := c.Discard(off, u.bio.Bytes())
-			j.r.exec.Do(func() { j.done(u, err) })
-		}()
-		return
-	}
-	d, n := j.r.data, int(u.bio.Bytes())
-	go func() {
-		var err error
-		buf := d.bufs.getSlot(n) // bounded: bufpool.go
-		if write {
-			d.fill(buf, off)
-			_, err = c.WriteAt(buf, off)
-		} else if _, err = c.ReadAt(buf, off); errors.Is(err, io.EOF) {
-			err = nil
-		}
-		d.bufs.putSlot(buf)
-		j.r.exec.Do(func() { j.done(u, err) })
-	}()
-}
-
-// cached reports whether j's reads and writes go through the buffer cache.
-func (j *job) cached() bool { return j.r.cache != nil && !j.spec.Direct }
-
-// issueSync sends a flush for fsync=N / fdatasync=N / end_fsync once the
-// job's earlier I/O has completed (through the buffer cache, a Sync).
-func (j *job) issueSync() {
-	j.syncWanted = false
-	j.syncInFlight = true
-	cachedSync := func() *ioUnit { // a sync the page cache does, without a bio
-		u := j.getUnit()
-		u.dir, u.sync = dirWrite, true
-		u.start, u.queued = j.now(), j.now()
-		j.inflight++
-		j.submitted++
-		return u
-	}
-	if c := j.r.sc; c != nil && !j.spec.Direct {
-		u := cachedSync()
-		c.sync(j, func(err error) { j.done(u, err) })
-		return
-	}
-	if c := j.r.cache; c != nil && !j.spec.Direct {
-		u := cachedSync()
-		go func() {
-			err := c.Sync()
-			j.r.exec.Do(func() { j.done(u, err) })
-		}()
-		return
-	}
+// issueSync sends an fsync for fsync=N / fdatasync=N / end_fsync (end)
+// once the job's earlier I/O has completed, through the job's path.
+func (j *job) issueSync(end bool) {
+	j.state.issueSync(end)
 	u := j.getUnit()
 	u.dir, u.sync, u.sub, u.rec = dirWrite, true, &j.main, nil
-	u.bio.Op, u.bio.Flags, u.bio.Sector, u.bio.Sectors, u.bio.Buf = blkq.OpFlush, blkq.FlagSync, 0, 0, nil
 	u.start = j.now()
 	j.inflight++
 	j.submitted++
-	j.enqueue(u)
-}
-
-// enqueue submits u's bio to the queue through its task; false: the task
-// sleeps for a request, and u is parked until it wakes.
-func (j *job) enqueue(u *ioUnit) bool {
-	s := u.sub
-	if !j.r.q.Enqueue(s.task, &u.bio) {
-		s.asleep = true
-		s.parked = u
-		return false
-	}
-	u.queued = j.now()
-	return true
-}
-
-// newSubmitter makes a task of the job, pid as name, waking as wake does.
-func (j *job) newSubmitter(s *submitter, pid int, name string) {
-	s.task = blkq.NewTask(pid, name)
-	s.task.Wake = func(resume func() bool) { j.wake(s, resume) }
+	j.path.sync(u)
 }
 
 // wake is the Wake hook of s's task: the woken task runs after the
@@ -456,18 +382,18 @@ func (j *job) done(u *ioUnit, err error) {
 	j.inflight--
 	j.ended++
 	j.r.clockNow.Store(int64(j.now()))
-	if j.drain && j.inflight <= j.low {
-		j.drain = false
+	if j.state.draining() && j.inflight <= j.low {
+		j.state.setDrain(false)
 	}
 	now := j.now()
 	switch {
 	case u.sync:
-		j.syncInFlight = false
+		j.state.syncEnded()
 		if err == nil {
 			j.st.recordSync(u, now)
 		} else {
 			j.r.ioFailed(j, u, err) // fsync reports the write-back errors since the last one
-			j.stopping = true
+			j.state.stop()
 		}
 	case err == nil:
 		j.st.record(u, now)
@@ -484,13 +410,13 @@ func (j *job) done(u *ioUnit, err error) {
 	case j.src.failed(u, err):
 	default:
 		j.r.ioFailed(j, u, err)
-		j.stopping = true
+		j.state.stop()
 		if j.r.data != nil && u.dir == dirWrite {
 			j.r.data.abandoned(u)
 		}
 	}
 	j.free = append(j.free, u)
-	if j.sync && j.spec.ThinkTime > 0 && !j.stopping && j.thinkDue() {
+	if j.sync && j.spec.ThinkTime > 0 && !j.state.stopping() && j.thinkDue() {
 		j.sleepThen(j.spec.ThinkTime)
 		return
 	}
@@ -499,21 +425,20 @@ func (j *job) done(u *ioUnit, err error) {
 
 // maybeFinish ends the job when it has nothing more to do.
 func (j *job) maybeFinish() {
-	if j.finished || j.inflight > 0 || j.main.asleep || j.syncInFlight || (j.ra != nil && j.ra.inflight > 0) {
+	if j.state.ended() || j.inflight > 0 || j.main.asleep || j.state.syncBusy() || (j.ra != nil && j.ra.inflight > 0) {
 		return
 	}
-	if !j.stopping && !j.limitReached() && !j.syncWanted {
+	if !j.state.stopping() && !j.limitReached() && !j.state.syncDue() {
 		return
 	}
-	if j.pumpTimer && !j.stopping {
+	if j.state.pause == pauseTimer && !j.state.stopping() {
 		return
 	}
-	if j.spec.EndFsync && !j.endSyncDone && j.err == nil && j.st.wrote() {
-		j.endSyncDone = true
-		j.issueSync()
+	if j.spec.EndFsync && !j.state.endSynced && j.err == nil && j.st.wrote() {
+		j.issueSync(true)
 		return
 	}
-	j.finished = true
+	j.state.finish()
 	j.end = j.now()
 	j.st.finish(j.end)
 	j.r.jobFinished(j)

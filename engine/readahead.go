@@ -91,7 +91,7 @@ func (ra *readahead) covered(s span) bool {
 // region's end as the reader does.
 func (ra *readahead) topUp(pos int64) {
 	j := ra.j
-	if j.main.asleep || j.stopping {
+	if j.main.asleep || j.state.stopping() {
 		return
 	}
 	if ra.next >= ra.hi {

@@ -171,6 +171,7 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	}
 	for _, j := range r.jobs {
 		j.ra = newReadahead(j)
+		j.path = r.pathFor(j)
 	}
 	if err := r.execute(res); err != nil {
 		return nil, err
@@ -498,9 +499,9 @@ func (r *runner) jobFinished(j *job) {
 	r.running--
 	r.left--
 	r.doneJobs.Add(1)
-	if j.spec.ExitAll && j.started {
+	if j.spec.ExitAll && j.state.ran() {
 		for _, o := range r.jobs {
-			if o == j || o.finished {
+			if o == j || o.state.ended() {
 				continue
 			}
 			switch strings.ToLower(j.spec.ExitWhat) {
@@ -514,7 +515,7 @@ func (r *runner) jobFinished(j *job) {
 					continue
 				}
 			}
-			if o.started {
+			if o.state.started() {
 				o.stop()
 			} else {
 				o.cancel()
@@ -558,21 +559,9 @@ type gate struct {
 // depDone counts one finished dependency of w and starts it after the last.
 func (r *runner) depDone(w *job) {
 	w.deps--
-	if w.deps == 0 && !w.finished {
+	if w.deps == 0 && !w.state.ended() {
 		r.schedule(w)
 	}
-}
-
-// cancel ends a job that never started (exitall).
-func (j *job) cancel() {
-	if j.finished {
-		return
-	}
-	j.finished = true
-	j.start = j.now()
-	j.end = j.start
-	j.r.running++ // balanced by jobFinished
-	j.r.jobFinished(j)
 }
 
 // bufferedLibaio reports whether j does buffered I/O through Linux native
