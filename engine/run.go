@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -16,6 +15,7 @@ import (
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/bcache"
 	"github.com/blkq-dev/blkq/report"
+	"github.com/blkq-dev/blkq/sim"
 	"github.com/blkq-dev/blkq/workload/fio"
 )
 
@@ -110,7 +110,8 @@ type runner struct {
 	buffered  bool          // direct=0 on a real file: I/O goes through cache
 	cache     *bcache.Cache // the buffer cache of a buffered file run
 	sc        *simCache     // the page cache of a buffered simulated run
-	wakeRNG   *rand.Rand
+	rng       *sim.RNG      // the run's random stream: each job's and the wake-ups' are split from it
+	wakeRNG   *sim.RNG
 
 	doneJobs atomic.Int64 // for the progress line, read off the executor
 
@@ -184,7 +185,8 @@ func newRunner(opt Options) *runner {
 	if opt.Seed == 0 {
 		opt.Seed = 1
 	}
-	return &runner{opt: opt, wakeRNG: rand.New(rand.NewPCG(opt.Seed, 0x5eed))}
+	rng := sim.NewRNG(opt.Seed)
+	return &runner{opt: opt, rng: rng, wakeRNG: rng.Split("wake")}
 }
 
 // execute runs the jobs, once the queue is open, and fills res: the one
@@ -433,11 +435,14 @@ func (r *runner) plan() (*layout, error) {
 			}
 			files = append(files, &fileRegion{base: e.base + off, size: size, fileBase: e.base, fileSize: e.size})
 		}
-		seed := r.opt.Seed*0x9e3779b97f4a7c15 ^ uint64(i+1)*0xbf58476d1ce4e5b9
+		// Each job draws from a stream of its own, by its place in the
+		// run: what one job draws does not move another's. randseed=
+		// picks another stream for the job, still one per --seed.
+		stream := r.rng.Split(fmt.Sprintf("job %d", i))
 		if j.spec.RandSeedSet {
-			seed ^= j.spec.RandSeed
+			stream = stream.Split(fmt.Sprintf("randseed %d", j.spec.RandSeed))
 		}
-		j.gen = newGenerator(j.spec, rand.New(rand.NewPCG(seed, uint64(i))), files)
+		j.gen = newGenerator(j.spec, stream.Rand(), files)
 		j.src = &fioSource{j: j, gen: j.gen}
 		j.plug = !j.sync
 		var total int64

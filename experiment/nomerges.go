@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -148,7 +147,7 @@ func nullRun(nomerges int, sequential bool) float64 {
 		return 0
 	}
 	q, loop := st.Queue, st.Loop
-	rng := rand.New(rand.NewPCG(1, 2))
+	rng := sim.NewRNG(1)
 	left := 200000
 	next := make([]uint64, 33) // each task's next sector when sequential
 	var submit func(t *blkq.Task, b *blkq.Bio)

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,6 +16,7 @@ import (
 	"github.com/blkq-dev/blkq/engine"
 	"github.com/blkq-dev/blkq/lockstat"
 	"github.com/blkq-dev/blkq/report"
+	"github.com/blkq-dev/blkq/sim"
 	"golang.org/x/sys/unix"
 )
 
@@ -106,6 +106,7 @@ func cmdLatency(args []string, stdout, stderr io.Writer) error {
 	var written atomic.Int64
 	buf := make([]byte, 4096) // shared by the writers: WriteAt only reads it
 	share := fileSize / int64(max(*writers, 1))
+	writerRNG := sim.NewRNG(7) // each writer draws from a stream split from it
 	span := max(share/4096-32, 1)
 spawn:
 	for w := range *writers {
@@ -115,7 +116,7 @@ spawn:
 		default:
 		}
 		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			rng := writerRNG.Split(fmt.Sprint("writer ", w))
 			base := int64(w) * share &^ 4095
 			select {
 			case <-begin:
