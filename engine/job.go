@@ -93,10 +93,9 @@ type ioUnit struct {
 	j      *job
 	sub    *submitter    // the task that submits it
 	rec    *ReplayRecord // the trace record of a replay's I/O
-	dir    ioDir
-	sync   bool      // a flush for fsync/fdatasync
-	start  blkq.Time // submission began
-	queued blkq.Time // submission returned (after any sleep for a request)
+	sync   bool          // a flush for fsync/fdatasync
+	start  blkq.Time     // submission began
+	queued blkq.Time     // submission returned (after any sleep for a request)
 }
 
 func (j *job) now() blkq.Time { return j.r.exec.Now() }
@@ -223,8 +222,8 @@ func (j *job) pump() {
 			j.issued += io.length
 		}
 		j.issuedIOs++
-		j.rateBytes[io.dir] += io.length
-		j.rateIOs[io.dir]++
+		j.rateBytes[rwt(io.op)] += io.length
+		j.rateIOs[rwt(io.op)]++
 		j.inflight++
 		submitted++
 		j.st.submitDepth(j.inflight)
@@ -236,7 +235,7 @@ func (j *job) pump() {
 			continue
 		}
 		ok := j.path.submit(u)
-		j.countForSync(io.dir) // a write that sleeps counts now, as on wake-up
+		j.countForSync(io.op) // a write that sleeps counts now, as on wake-up
 		if !ok {
 			continue // its task sleeps: the loop ends if it was the job's own
 		}
@@ -274,8 +273,8 @@ func (j *job) enqueue(u *ioUnit) bool {
 }
 
 // countForSync counts a write toward fsync=N / fdatasync=N.
-func (j *job) countForSync(d ioDir) {
-	if d != dirWrite || (j.spec.Fsync == 0 && j.spec.Fdatasync == 0) {
+func (j *job) countForSync(op blkq.Op) {
+	if op != blkq.OpWrite || (j.spec.Fsync == 0 && j.spec.Fdatasync == 0) {
 		return
 	}
 	j.writesSinceSync++
@@ -306,7 +305,7 @@ func (j *job) sleepThen(d time.Duration) {
 
 // prepare fills u's bio for io.
 func (j *job) prepare(u *ioUnit, io nextIO) {
-	u.dir, u.sync, u.rec, u.sub = io.dir, false, io.rec, io.sub
+	u.sync, u.rec, u.sub = false, io.rec, io.sub
 	if u.sub == nil {
 		u.sub = &j.main
 	}
@@ -316,8 +315,8 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 		u.start = j.now()
 		return
 	}
-	b.Op, b.Flags = io.dir.op(), 0
-	if j.sync && io.dir != dirTrim {
+	b.Op, b.Flags = io.op, 0
+	if j.sync && io.op != blkq.OpDiscard {
 		b.Flags |= blkq.FlagSync
 	}
 	b.Sector = uint64(io.offset) >> blkq.SectorShift
@@ -326,13 +325,13 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 	if d := j.r.data; d != nil {
 		// The buffer is the bio's until its EndIO (bufpool.go); through
 		// the buffer cache, the path's goroutine takes one of its own.
-		if io.dir != dirTrim && j.path.bioBuffers() {
+		if io.op != blkq.OpDiscard && j.path.bioBuffers() {
 			b.Buf = d.bufs.get(int(io.length))
-			if io.dir == dirWrite {
+			if io.op == blkq.OpWrite {
 				d.fill(b.Buf, io.offset)
 			}
 		}
-		if io.dir == dirWrite {
+		if io.op == blkq.OpWrite {
 			d.started(u)
 		}
 	}
@@ -344,7 +343,8 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 func (j *job) issueSync(end bool) {
 	j.state.issueSync(end)
 	u := j.getUnit()
-	u.dir, u.sync, u.sub, u.rec = dirWrite, true, &j.main, nil
+	u.sync, u.sub, u.rec = true, &j.main, nil
+	u.bio.Op, u.bio.Flags, u.bio.Sector, u.bio.Sectors, u.bio.Buf = blkq.OpFlush, blkq.FlagSync, 0, 0, nil
 	u.start = j.now()
 	j.inflight++
 	j.submitted++
@@ -398,20 +398,20 @@ func (j *job) done(u *ioUnit, err error) {
 	case err == nil:
 		j.st.record(u, now)
 		if j.r.data != nil {
-			switch u.dir {
-			case dirWrite:
+			switch u.bio.Op {
+			case blkq.OpWrite:
 				j.r.data.wrote(u)
-			case dirTrim:
+			case blkq.OpDiscard:
 				j.r.data.discarded(u)
 			}
 		}
 	case errors.Is(err, blkq.ErrReadAheadDropped):
-		j.st.dropped(u.dir)
+		j.st.dropped(u.bio.Op)
 	case j.src.failed(u, err):
 	default:
 		j.r.ioFailed(j, u, err)
 		j.state.stop()
-		if j.r.data != nil && u.dir == dirWrite {
+		if j.r.data != nil && u.bio.Op == blkq.OpWrite {
 			j.r.data.abandoned(u)
 		}
 	}

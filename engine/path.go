@@ -43,11 +43,8 @@ type directPath struct{ j *job }
 func (p directPath) submit(u *ioUnit) bool { return p.j.enqueue(u) }
 func (p directPath) bioBuffers() bool      { return true }
 
-// sync sends a flush.
-func (p directPath) sync(u *ioUnit) bool {
-	u.bio.Op, u.bio.Flags, u.bio.Sector, u.bio.Sectors, u.bio.Buf = blkq.OpFlush, blkq.FlagSync, 0, 0, nil
-	return p.j.enqueue(u)
-}
+// sync sends u's flush.
+func (p directPath) sync(u *ioUnit) bool { return p.j.enqueue(u) }
 
 // simCachePath goes through the simulated page cache: writes dirty pages,
 // reads are served from read-ahead or from pages still in the cache, and
@@ -62,12 +59,12 @@ func (p *simCachePath) bioBuffers() bool { return true }
 func (p *simCachePath) submit(u *ioUnit) bool {
 	j := p.j
 	switch {
-	case u.dir == dirWrite:
+	case u.bio.Op == blkq.OpWrite:
 		p.c.write(j, u)
 		return true
-	case u.dir == dirRead && j.ra != nil && j.ra.read(u):
+	case u.bio.Op == blkq.OpRead && j.ra != nil && j.ra.read(u):
 		return true
-	case u.dir == dirRead && p.c.read(j, u):
+	case u.bio.Op == blkq.OpRead && p.c.read(j, u):
 		return true
 	}
 	if !j.enqueue(u) {
@@ -100,7 +97,7 @@ func (p *fileCachePath) submit(u *ioUnit) bool {
 	j, c := p.j, p.c
 	u.queued = j.now()
 	off := int64(u.bio.Sector) << blkq.SectorShift
-	if u.dir == dirTrim {
+	if u.bio.Op == blkq.OpDiscard {
 		// The cache drops the range and discards it on the device itself,
 		// keeping fills of the range out until the device is done (as
 		// BLKDISCARD does), so no old data comes back.
@@ -110,7 +107,7 @@ func (p *fileCachePath) submit(u *ioUnit) bool {
 		}()
 		return true
 	}
-	write := u.dir == dirWrite
+	write := u.bio.Op == blkq.OpWrite
 	d, n := j.r.data, int(u.bio.Bytes())
 	go func() {
 		var err error

@@ -43,7 +43,7 @@ type raBio struct {
 // newReadahead returns the read-ahead state for j, or nil if j is not a
 // buffered single-file sequential reader on a simulated device.
 func newReadahead(j *job) *readahead {
-	if j.spec.Direct || j.r.data != nil || !j.r.simulated || j.gen.random || j.gen.mixed || j.gen.only != dirRead || len(j.gen.files) != 1 || j.spec.RWModifier != 0 {
+	if j.spec.Direct || j.r.data != nil || !j.r.simulated || j.gen.random || j.gen.mixed || j.gen.only != blkq.OpRead || len(j.gen.files) != 1 || j.spec.RWModifier != 0 {
 		return nil
 	}
 	kb, _ := j.r.q.Attr("read_ahead_kb")

@@ -252,7 +252,7 @@ func (t *traceSource) next() (nextIO, srcStatus) {
 		}
 		t.feed.pop()
 	}
-	return nextIO{dir: dirOf(r.Op), offset: int64(r.Sector) << blkq.SectorShift, length: int64(r.Sectors) << blkq.SectorShift,
+	return nextIO{op: r.Op, offset: int64(r.Sector) << blkq.SectorShift, length: int64(r.Sectors) << blkq.SectorShift,
 		rec: r, sub: t.taskFor(r)}, srcReady
 }
 
@@ -295,14 +295,4 @@ func (j *job) prepareRecord(u *ioUnit, r *ReplayRecord) {
 		// (zeros: a trace records addresses, not contents).
 		u.bio.Buf = device.AlignedBuffer(int(r.Sectors) << blkq.SectorShift)
 	}
-}
-
-func dirOf(op blkq.Op) ioDir {
-	switch op {
-	case blkq.OpRead:
-		return dirRead
-	case blkq.OpDiscard:
-		return dirTrim
-	}
-	return dirWrite
 }

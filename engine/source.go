@@ -64,7 +64,7 @@ func (s *fioSource) next() (nextIO, srcStatus) {
 func (s *fioSource) paced() (nextIO, srcStatus) {
 	j := s.j
 	if h := s.held; h != nil {
-		wait := s.rateWait(h.dir)
+		wait := s.rateWait(h.op)
 		if wait <= 0 {
 			s.held = nil
 			return *h, srcReady
@@ -76,7 +76,7 @@ func (s *fioSource) paced() (nextIO, srcStatus) {
 	}
 	for range 8 {
 		io, _ := s.gen.next()
-		wait := s.rateWait(io.dir)
+		wait := s.rateWait(io.op)
 		if wait <= 0 {
 			return io, srcReady
 		}
@@ -88,15 +88,15 @@ func (s *fioSource) paced() (nextIO, srcStatus) {
 			}
 		}
 	}
-	j.sleepThen(s.rateWait(s.held.dir))
+	j.sleepThen(s.rateWait(s.held.op))
 	return nextIO{}, srcWait
 }
 
 // rateWait returns how long an I/O in direction d must wait to respect
 // rate and rate_iops for that direction (fio limits each direction on its
 // own: a limit on writes does not slow reads).
-func (s *fioSource) rateWait(d ioDir) time.Duration {
-	j := s.j
+func (s *fioSource) rateWait(op blkq.Op) time.Duration {
+	j, d := s.j, rwt(op)
 	elapsed := j.now() - j.start
 	var wait blkq.Time
 	if r := j.spec.Rate[d]; r > 0 {

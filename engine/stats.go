@@ -50,7 +50,7 @@ func (s *jobStats) begin(start, rampEnd blkq.Time) {
 	}
 }
 
-func (s *jobStats) dirStats(d ioDir) *report.DirStats { return s.js.Dir(report.Dir(d)) }
+func (s *jobStats) dirStats(d report.Dir) *report.DirStats { return s.js.Dir(d) }
 
 // record adds a completed I/O. As fio measures them: for an async engine
 // slat is submission start to the submission's return (u.start to
@@ -60,7 +60,8 @@ func (s *jobStats) dirStats(d ioDir) *report.DirStats { return s.js.Dir(report.D
 // allocation and the device's time included (from u.start), so clat and
 // lat agree.
 func (s *jobStats) record(u *ioUnit, now blkq.Time) {
-	if u.dir == dirWrite {
+	d := rwt(u.bio.Op)
+	if d == report.DirWrite {
 		s.wroteAny = true
 	}
 	s.eta.done.Add(int64(u.bio.Sectors) << blkq.SectorShift)
@@ -69,7 +70,7 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 		return
 	}
 	s.sample(now)
-	ds := s.dirStats(u.dir)
+	ds := s.dirStats(d)
 	ds.IOs++
 	n := int64(u.bio.Sectors) << blkq.SectorShift
 	ds.Bytes += uint64(n)
@@ -80,8 +81,8 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 		ds.Clat.Record(int64(now - u.queued))
 	}
 	ds.Lat.Record(int64(now - u.start))
-	s.winBytes[u.dir] += n
-	s.winIOs[u.dir]++
+	s.winBytes[d] += n
+	s.winIOs[d]++
 	s.js.CompleteHist[report.BatchBucket(1)]++
 }
 
@@ -94,7 +95,7 @@ func (s *jobStats) recordSync(u *ioUnit, now blkq.Time) {
 	s.js.SyncOps.Lat.Record(int64(now - u.start))
 }
 
-func (s *jobStats) dropped(d ioDir) { s.dirStats(d).Dropped++ }
+func (s *jobStats) dropped(op blkq.Op) { s.dirStats(rwt(op)).Dropped++ }
 
 func (s *jobStats) wrote() bool { return s.wroteAny }
 
@@ -106,7 +107,7 @@ func (s *jobStats) sample(now blkq.Time) {
 		s.closeWindow()
 		idle := int64((now - s.window) / sampleWindow)
 		for d := range 3 {
-			if ds := s.dirStats(ioDir(d)); ds.IOs > 0 {
+			if ds := s.dirStats(report.Dir(d)); ds.IOs > 0 {
 				ds.BW.AddN(0, idle)
 				ds.IOPS.AddN(0, idle)
 			}
@@ -122,7 +123,7 @@ func (s *jobStats) sample(now blkq.Time) {
 // closeWindow adds the current window's bandwidth and IOPS samples.
 func (s *jobStats) closeWindow() {
 	for d := range 3 {
-		ds := s.dirStats(ioDir(d))
+		ds := s.dirStats(report.Dir(d))
 		if ds.IOs == 0 && s.winIOs[d] == 0 {
 			continue
 		}
