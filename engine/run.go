@@ -1,7 +1,7 @@
-// Package engine runs fio job files through a blkq request queue: on a
-// simulated disk in virtual time (deterministic for a seed), on the null
-// device, or on a real file, and returns fio-style statistics.
 package engine
+
+// The runner: one orchestrator for fio runs (Run) and replays (replay.go).
+// See doc.go for the whole shape.
 
 import (
 	"fmt"
