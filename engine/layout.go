@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/blkq-dev/blkq/internal/satmath"
 )
 
 // Layout: how fio's files map onto the one device a run has.
@@ -64,7 +66,7 @@ func (l *layout) place() int64 {
 		e.base = next
 		// Keep extents 1 MiB aligned so that one file's I/O never
 		// shares a request with the next file's.
-		next = satAdd(next, satAdd(e.size, 1<<20-1)&^(1<<20-1))
+		next = satmath.Add(next, satmath.Add(e.size, 1<<20-1)&^(1<<20-1))
 	}
 	l.next = next
 	return max(next, whole)

@@ -2,9 +2,9 @@ package engine
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/internal/satmath"
 	"github.com/blkq-dev/blkq/workload/fio"
 )
 
@@ -15,20 +15,6 @@ import (
 
 // maxDevice is the largest device a run may ask for: 1 PiB.
 const maxDevice = 1 << 50
-
-func satAdd(a, b int64) int64 {
-	if b > 0 && a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
-}
-
-func satMul(a, b int64) int64 {
-	if a != 0 && b > math.MaxInt64/a {
-		return math.MaxInt64
-	}
-	return a * b
-}
 
 func pct(of int64, p float64) int64 { return int64(float64(of) * p / 100) }
 
@@ -44,7 +30,7 @@ func (r *runner) resolve(spec *fio.Job, clone, nfiles int, fileSize int64) (off,
 	if spec.OffsetIncrementPercent > 0 {
 		inc = pct(fileSize, spec.OffsetIncrementPercent)
 	}
-	off = satAdd(off, satMul(int64(clone), inc)) &^ (blkq.SectorSize - 1)
+	off = satmath.Add(off, satmath.Mul(int64(clone), inc)) &^ (blkq.SectorSize - 1)
 	switch {
 	case spec.SizePercent > 0:
 		size = pct(fileSize, spec.SizePercent)
@@ -54,7 +40,7 @@ func (r *runner) resolve(spec *fio.Job, clone, nfiles int, fileSize int64) (off,
 		size = r.opt.SizeCap
 	}
 	size = r.capSize(size)
-	if fileSize > 0 && (size == 0 || satAdd(off, size) > fileSize) {
+	if fileSize > 0 && (size == 0 || satmath.Add(off, size) > fileSize) {
 		size = max(fileSize-off, 0)
 	}
 	return off, size &^ (blkq.SectorSize - 1)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/bcache"
+	"github.com/blkq-dev/blkq/internal/satmath"
 	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/sim"
 	"github.com/blkq-dev/blkq/workload/fio"
@@ -385,7 +386,7 @@ func (r *runner) plan() (*layout, error) {
 				case isDeviceName(n):
 					// A device is as large as its jobs reach; the
 					// device size is at least the default.
-					lay.need(n, satAdd(off, max(size, r.capSize(spec.IOSize))))
+					lay.need(n, satmath.Add(off, max(size, r.capSize(spec.IOSize))))
 				case known > 0:
 					lay.need(n, known)
 				case size == 0 && spec.Size > 0:
@@ -393,7 +394,7 @@ func (r *runner) plan() (*layout, error) {
 				case size == 0:
 					return nil, fmt.Errorf("%s:%d: job %q: file %q has no size: set size= or filesize=", r.jf.Path, spec.Line, spec.Name, n)
 				default:
-					lay.need(n, satAdd(off, size))
+					lay.need(n, satmath.Add(off, size))
 				}
 			}
 			regions = append(regions, rs)
@@ -456,7 +457,7 @@ func (r *runner) plan() (*layout, error) {
 		case j.spec.IOSize > 0:
 			io = r.capSize(j.spec.IOSize)
 		}
-		j.limit = satMul(io, int64(max(j.spec.Loops, 1)))
+		j.limit = satmath.Mul(io, int64(max(j.spec.Loops, 1)))
 	}
 	return lay, nil
 }

@@ -1,6 +1,10 @@
 package report
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/blkq-dev/blkq/internal/satmath"
+)
 
 // GroupDir is one direction of a group's "Run status" line.
 type GroupDir struct {
@@ -237,7 +241,7 @@ func combine(jobs []*JobStats) *JobStats {
 			blkq.Sleeps += e.Sleeps
 			blkq.Wakeups += e.Wakeups
 			blkq.Waits += e.Waits
-			blkq.WaitTotal = satAdd(blkq.WaitTotal, e.WaitTotal)
+			blkq.WaitTotal = satmath.Add(blkq.WaitTotal, e.WaitTotal)
 			if e.WaitMax > blkq.WaitMax {
 				blkq.WaitMax = e.WaitMax
 			}

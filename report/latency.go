@@ -4,6 +4,8 @@ import (
 	"math"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/blkq-dev/blkq/internal/satmath"
 )
 
 // Histogram range and precision of a [Latency].
@@ -95,7 +97,7 @@ func (l *Latency) RecordN(ns int64, n int64) {
 		hv = LatencyHighest
 	}
 	_ = l.h.RecordValues(hv, n) // in range by construction
-	l.merge(n, ns, ns, satMul(ns, n), float64(ns), 0)
+	l.merge(n, ns, ns, satmath.Mul(ns, n), float64(ns), 0)
 	l.buckets[latBucket(ns)] += uint64(n)
 }
 
@@ -115,7 +117,7 @@ func (l *Latency) merge(n, mn, mx, total int64, mean, m2 float64) {
 	if mx > l.max {
 		l.max = mx
 	}
-	l.total = satAdd(l.total, total)
+	l.total = satmath.Add(l.total, total)
 	na, nb := float64(l.n), float64(n)
 	nt := na + nb
 	delta := mean - l.mean
@@ -260,20 +262,6 @@ func bucketIndex(v int64, bounds []int64) int {
 		}
 	}
 	return len(bounds)
-}
-
-func satAdd(a, b int64) int64 {
-	if b > 0 && a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
-}
-
-func satMul(a, n int64) int64 {
-	if a != 0 && n > math.MaxInt64/a {
-		return math.MaxInt64
-	}
-	return a * n
 }
 
 // PercentAbove returns the percentage of recorded values above ns (found

@@ -1,8 +1,6 @@
 package hdd
 
 import (
-	"fmt"
-
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/sim"
 )
@@ -24,37 +22,28 @@ import (
 //
 // A Device must be used on its loop's goroutine, as the queue does.
 type Device struct {
-	loop     *sim.Loop
-	m        *Model
-	complete func(*blkq.Request, error)
-	held     []*blkq.Request // issued, not yet in service, in arrival order
-	cur      *blkq.Request   // in service (busy), or completing
-	busy     bool
-	st       State  // head and buffer as cur leaves them
-	finish   func() // d.done, bound once so scheduling allocates nothing
+	sim.Device // the shell: Name, Capacity, Depth, Attach, Issue, Close
+	m          *Model
+	held       []*blkq.Request // issued, not yet in service, in arrival order
+	cur        *blkq.Request   // in service (busy), or completing
+	busy       bool
+	st         State  // head and buffer as cur leaves them
+	finish     func() // d.done, bound once so scheduling allocates nothing
 }
 
-// New returns the disk p describes, on loop. Zero fields of p take their
-// defaults; New panics if p is invalid (check with p.Validate first when p
-// comes from a user).
+// New returns the disk p describes, on loop, named "sim:hdd". Zero fields
+// of p take their defaults; New panics if p is invalid (check with
+// p.Validate first when p comes from a user).
 func New(loop *sim.Loop, p Params) *Device {
 	m, err := NewModel(p)
 	if err != nil {
 		panic(err)
 	}
-	d := &Device{loop: loop, m: m}
+	d := &Device{m: m}
+	d.Init(loop, "sim:hdd", m.p.Capacity, m.p.Depth, d.accept)
 	d.finish = d.done
 	return d
 }
-
-// Name returns "sim:hdd".
-func (d *Device) Name() string { return "sim:hdd" }
-
-// Capacity returns the disk's size in 512-byte sectors.
-func (d *Device) Capacity() uint64 { return d.m.p.Capacity }
-
-// Depth returns the number of requests the disk accepts at once.
-func (d *Device) Depth() int { return d.m.p.Depth }
 
 // Model returns the disk's mechanics.
 func (d *Device) Model() *Model { return d.m }
@@ -68,42 +57,17 @@ func (d *Device) Head() uint64 { return d.st.Head }
 // leaves them (Model.Service's result for it).
 func (d *Device) State() State { return d.st }
 
-// Attach sets the function the disk calls, on the loop, when a request
-// completes.
-func (d *Device) Attach(complete func(rq *blkq.Request, err error)) { d.complete = complete }
-
-// Issue accepts rq. Its completion is scheduled on the loop, never called
-// from inside Issue.
-func (d *Device) Issue(rq *blkq.Request) {
-	if err := d.check(rq); err != nil {
-		d.loop.Post(func() { d.complete(rq, err) })
-		return
-	}
+// accept holds rq for the head, starting it at once if the head is free.
+func (d *Device) accept(rq *blkq.Request) {
 	d.held = append(d.held, rq)
 	if !d.busy {
 		d.start()
 	}
 }
 
-// Close does nothing: requests in flight complete as the loop runs on.
-func (d *Device) Close() error { return nil }
-
-// check returns an error if rq reaches beyond the disk.
-func (d *Device) check(rq *blkq.Request) error {
-	if rq.Op == blkq.OpFlush {
-		return nil
-	}
-	c := d.m.p.Capacity
-	if rq.Sector >= c || uint64(rq.Sectors) > c-rq.Sector {
-		return fmt.Errorf("%s: %s of %d sectors at sector %d reaches beyond the capacity of %d sectors",
-			d.Name(), rq.Op, rq.Sectors, rq.Sector, c)
-	}
-	return nil
-}
-
 // start takes the next held request into service and schedules its end.
 func (d *Device) start() {
-	now := d.loop.Now()
+	now := d.Loop().Now()
 	i := 0
 	if d.m.p.Depth > 1 {
 		i = d.nearest(now)
@@ -117,7 +81,7 @@ func (d *Device) start() {
 	d.cur = rq
 	cost, st := d.m.Service(now, d.st, rq.Op, rq.Sector, rq.Sectors)
 	d.st = st
-	d.loop.Schedule(cost.Total(), d.finish)
+	d.Loop().Schedule(cost.Total(), d.finish)
 }
 
 // nearest returns the index of the held request the head reaches first:
@@ -144,7 +108,7 @@ func (d *Device) nearest(now blkq.Time) int {
 func (d *Device) done() {
 	rq := d.cur
 	d.cur = nil
-	d.complete(rq, nil)
+	d.Complete(rq, nil)
 	d.busy = false
 	if len(d.held) > 0 {
 		d.start()

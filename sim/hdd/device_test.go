@@ -7,27 +7,16 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/sim"
+	"github.com/blkq-dev/blkq/sim/simtest"
 )
 
 var _ blkq.Device = (*Device)(nil)
 
-type completion struct {
-	rq  *blkq.Request
-	at  blkq.Time
-	err error
-}
+type completion = simtest.Completion
 
-func attach(l *sim.Loop, d *Device) *[]completion {
-	var got []completion
-	d.Attach(func(rq *blkq.Request, err error) {
-		got = append(got, completion{rq, l.Now(), err})
-	})
-	return &got
-}
+func attach(l *sim.Loop, d *Device) *[]completion { return simtest.Record(l, d) }
 
-func read(sector uint64, n uint32) *blkq.Request {
-	return &blkq.Request{Op: blkq.OpRead, Sector: sector, Sectors: n}
-}
+var read = simtest.Read
 
 func TestDeviceFIFO(t *testing.T) {
 	l := sim.NewLoop()
@@ -44,7 +33,7 @@ func TestDeviceFIFO(t *testing.T) {
 		if inIssue {
 			t.Error("complete called from inside Issue")
 		}
-		*got = append(*got, completion{rq, l.Now(), err})
+		*got = append(*got, completion{Rq: rq, At: l.Now(), Err: err})
 	})
 	d.Issue(a)
 	d.Issue(b)
@@ -69,7 +58,7 @@ func TestDeviceFIFO(t *testing.T) {
 	}
 	for i, w := range want {
 		g := (*got)[i]
-		if g.rq != []*blkq.Request{a, b, c}[i] || g.at != w || g.err != nil {
+		if g.Rq != []*blkq.Request{a, b, c}[i] || g.At != w || g.Err != nil {
 			t.Errorf("completion %d: %+v, want at %d", i, g, w)
 		}
 	}
@@ -94,11 +83,11 @@ func TestDeviceFlushDiscard(t *testing.T) {
 	// overhead each and do not move the head. The discard is far from the
 	// read-ahead segment [25, 83), which stays.
 	for i, w := range []blkq.Time{3_300_000, 3_400_000, 3_500_000} {
-		if g := (*got)[i]; g.at != w || g.err != nil {
-			t.Errorf("completion %d (%s) at %d err %v, want at %d", i, g.rq.Op, g.at, g.err, w)
+		if g := (*got)[i]; g.At != w || g.Err != nil {
+			t.Errorf("completion %d (%s) at %d err %v, want at %d", i, g.Rq.Op, g.At, g.Err, w)
 		}
 	}
-	if len(*got) != 3 || (*got)[1].rq != fl || (*got)[2].rq != dc || d.Head() != 0 {
+	if len(*got) != 3 || (*got)[1].Rq != fl || (*got)[2].Rq != dc || d.Head() != 0 {
 		t.Fatalf("completions %v, head %d", *got, d.Head())
 	}
 	if s := d.State().Segs; s[0].Start != 25 || s[0].Stop != 83 || s[1] != (Cache{}) {
@@ -124,16 +113,16 @@ func TestDeviceOutOfRange(t *testing.T) {
 		t.Fatalf("%d completions", len(*got))
 	}
 	for i, g := range (*got)[:4] {
-		if g.err == nil || !strings.Contains(g.err.Error(), "capacity of 100000 sectors") ||
-			!strings.Contains(g.err.Error(), "sector") || g.at != 0 {
-			t.Errorf("request %d: err %v at %d", i, g.err, g.at)
+		if g.Err == nil || !strings.Contains(g.Err.Error(), "capacity of 100000 sectors") ||
+			!strings.Contains(g.Err.Error(), "sector") || g.At != 0 {
+			t.Errorf("request %d: err %v at %d", i, g.Err, g.At)
 		}
 	}
-	if e := (*got)[1].err.Error(); e != "sim:hdd: read of 2 sectors at sector 99999 reaches beyond the capacity of 100000 sectors" {
+	if e := (*got)[1].Err.Error(); e != "sim:hdd: read of 2 sectors at sector 99999 reaches beyond the capacity of 100000 sectors" {
 		t.Errorf("message: %s", e)
 	}
-	if (*got)[4].err != nil {
-		t.Errorf("last sector: %v", (*got)[4].err)
+	if (*got)[4].Err != nil {
+		t.Errorf("last sector: %v", (*got)[4].Err)
 	}
 }
 
@@ -167,9 +156,9 @@ func TestDeviceNCQ(t *testing.T) {
 	order := []*blkq.Request{far, near, fl, mid}
 	at := []blkq.Time{6_100_000, 12_100_000, 12_200_000, 23_100_000}
 	for i, g := range *got {
-		if g.rq != order[i] || g.at != at[i] {
+		if g.Rq != order[i] || g.At != at[i] {
 			t.Errorf("completion %d: %s sector %d at %d, want sector %d at %d",
-				i, g.rq.Op, g.rq.Sector, g.at, order[i].Sector, at[i])
+				i, g.Rq.Op, g.Rq.Sector, g.At, order[i].Sector, at[i])
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/blkq-dev/blkq/sim"
 )
 
 // Params describe a simulated disk. A zero field takes the DefaultParams
@@ -137,46 +139,7 @@ func DefaultParams() Params {
 }
 
 // withDefaults returns p with every zero field set from DefaultParams.
-func (p Params) withDefaults() Params {
-	d := DefaultParams()
-	if p.Capacity == 0 {
-		p.Capacity = d.Capacity
-	}
-	if p.RPM == 0 {
-		p.RPM = d.RPM
-	}
-	if p.TrackToTrack == 0 {
-		p.TrackToTrack = d.TrackToTrack
-	}
-	if p.AvgSeek == 0 {
-		p.AvgSeek = d.AvgSeek
-	}
-	if p.FullStroke == 0 {
-		p.FullStroke = d.FullStroke
-	}
-	if p.MediaRate == 0 {
-		p.MediaRate = d.MediaRate
-	}
-	if p.Depth == 0 {
-		p.Depth = d.Depth
-	}
-	if p.CommandOverhead == 0 {
-		p.CommandOverhead = d.CommandOverhead
-	}
-	if p.MissOverhead == 0 {
-		p.MissOverhead = d.MissOverhead
-	}
-	if p.BusRate == 0 {
-		p.BusRate = d.BusRate
-	}
-	if p.ReadAheadBytes == 0 {
-		p.ReadAheadBytes = d.ReadAheadBytes
-	}
-	if p.CacheSegments == 0 {
-		p.CacheSegments = d.CacheSegments
-	}
-	return p
-}
+func (p Params) withDefaults() Params { return sim.WithDefaults(p, DefaultParams()) }
 
 // maxOverhead bounds CommandOverhead and MissOverhead, far above any disk's
 // and far below where sums of times could overflow.

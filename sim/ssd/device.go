@@ -1,8 +1,6 @@
 package ssd
 
 import (
-	"fmt"
-
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/sim"
 )
@@ -22,13 +20,12 @@ import (
 //
 // A Device must be used on its loop's goroutine, as the queue does.
 type Device struct {
-	loop     *sim.Loop
-	m        *Model
-	complete func(*blkq.Request, error)
-	waiting  []*blkq.Request // issued beyond Depth, in arrival order
-	pend     []pending       // in the Model: min-heap on (at, seq)
-	seq      uint64
-	finish   func() // d.done, bound once so scheduling allocates nothing
+	sim.Device // the shell: Name, Capacity, Depth, Attach, Issue, Close
+	m          *Model
+	waiting    []*blkq.Request // issued beyond Depth, in arrival order
+	pend       []pending       // in the Model: min-heap on (at, seq)
+	seq        uint64
+	finish     func() // d.done, bound once so scheduling allocates nothing
 }
 
 // A pending request is one in the Model, with its completion time.
@@ -38,27 +35,19 @@ type pending struct {
 	rq  *blkq.Request
 }
 
-// New returns the SSD p describes, on loop. Zero fields of p take their
-// defaults; New panics if p is invalid (check with p.Validate first when p
-// comes from a user).
+// New returns the SSD p describes, on loop, named "sim:ssd". Zero fields
+// of p take their defaults; New panics if p is invalid (check with
+// p.Validate first when p comes from a user).
 func New(loop *sim.Loop, p Params) *Device {
 	m, err := NewModel(p)
 	if err != nil {
 		panic(err)
 	}
-	d := &Device{loop: loop, m: m}
+	d := &Device{m: m}
+	d.Init(loop, "sim:ssd", m.p.Capacity, m.p.Depth, d.accept)
 	d.finish = d.done
 	return d
 }
-
-// Name returns "sim:ssd".
-func (d *Device) Name() string { return "sim:ssd" }
-
-// Capacity returns the drive's size in 512-byte sectors.
-func (d *Device) Capacity() uint64 { return d.m.p.Capacity }
-
-// Depth returns the number of requests the drive accepts at once.
-func (d *Device) Depth() int { return d.m.p.Depth }
 
 // Model returns the drive's timeline, for inspection: calling Service on
 // it would book dies and channels for a request the Device never
@@ -69,17 +58,8 @@ func (d *Device) Model() *Model { return d.m }
 // yet completed).
 func (d *Device) InFlight() int { return len(d.pend) }
 
-// Attach sets the function the drive calls, on the loop, when a request
-// completes.
-func (d *Device) Attach(complete func(rq *blkq.Request, err error)) { d.complete = complete }
-
-// Issue accepts rq. Its completion is scheduled on the loop, never called
-// from inside Issue.
-func (d *Device) Issue(rq *blkq.Request) {
-	if err := d.check(rq); err != nil {
-		d.loop.Post(func() { d.complete(rq, err) })
-		return
-	}
+// accept puts rq into the Model, or behind the others beyond Depth.
+func (d *Device) accept(rq *blkq.Request) {
 	if len(d.pend) < d.m.p.Depth {
 		d.start(rq)
 		return
@@ -87,28 +67,12 @@ func (d *Device) Issue(rq *blkq.Request) {
 	d.waiting = append(d.waiting, rq)
 }
 
-// Close does nothing: requests in flight complete as the loop runs on.
-func (d *Device) Close() error { return nil }
-
-// check returns an error if rq reaches beyond the drive.
-func (d *Device) check(rq *blkq.Request) error {
-	if rq.Op == blkq.OpFlush {
-		return nil
-	}
-	c := d.m.p.Capacity
-	if rq.Sector >= c || uint64(rq.Sectors) > c-rq.Sector {
-		return fmt.Errorf("%s: %s of %d sectors at sector %d reaches beyond the capacity of %d sectors",
-			d.Name(), rq.Op, rq.Sectors, rq.Sector, c)
-	}
-	return nil
-}
-
 // start puts rq on the Model's timeline now and schedules its completion.
 func (d *Device) start(rq *blkq.Request) {
-	at := d.m.Service(d.loop.Now(), rq.Op, rq.Sector, rq.Sectors)
+	at := d.m.Service(d.Loop().Now(), rq.Op, rq.Sector, rq.Sectors)
 	d.seq++
 	d.push(pending{at: at, seq: d.seq, rq: rq})
-	d.loop.ScheduleAt(at, d.finish)
+	d.Loop().ScheduleAt(at, d.finish)
 }
 
 // done completes the earliest request in service. Each start schedules
@@ -126,7 +90,7 @@ func (d *Device) done() {
 		d.waiting = d.waiting[:len(d.waiting)-1]
 		d.start(rq)
 	}
-	d.complete(p.rq, nil)
+	d.Complete(p.rq, nil)
 }
 
 func (a *pending) less(b *pending) bool {

@@ -8,27 +8,16 @@ import (
 	"github.com/blkq-dev/blkq"
 	_ "github.com/blkq-dev/blkq/iosched/deadline" // registers mq-deadline, the default
 	"github.com/blkq-dev/blkq/sim"
+	"github.com/blkq-dev/blkq/sim/simtest"
 )
 
 var _ blkq.Device = (*Device)(nil)
 
-type completion struct {
-	rq  *blkq.Request
-	at  blkq.Time
-	err error
-}
+type completion = simtest.Completion
 
-func attach(l *sim.Loop, d *Device) *[]completion {
-	var got []completion
-	d.Attach(func(rq *blkq.Request, err error) {
-		got = append(got, completion{rq, l.Now(), err})
-	})
-	return &got
-}
+func attach(l *sim.Loop, d *Device) *[]completion { return simtest.Record(l, d) }
 
-func read(sector uint64, n uint32) *blkq.Request {
-	return &blkq.Request{Op: blkq.OpRead, Sector: sector, Sectors: n}
-}
+var read = simtest.Read
 
 func TestDeviceConcurrent(t *testing.T) {
 	l := sim.NewLoop()
@@ -42,7 +31,7 @@ func TestDeviceConcurrent(t *testing.T) {
 		if inIssue {
 			t.Error("complete called from inside Issue")
 		}
-		got = append(got, completion{rq, l.Now(), err})
+		got = append(got, completion{Rq: rq, At: l.Now(), Err: err})
 	})
 	// TestChannelGap's three reads, issued at once: all three are in
 	// service together and complete out of order.
@@ -63,9 +52,9 @@ func TestDeviceConcurrent(t *testing.T) {
 		t.Fatalf("%d completions", len(got))
 	}
 	for i, g := range got {
-		if g.rq != order[i] || g.at != at[i] || g.err != nil {
+		if g.Rq != order[i] || g.At != at[i] || g.Err != nil {
 			t.Errorf("completion %d: %s sector %d at %d err %v, want sector %d at %d",
-				i, g.rq.Op, g.rq.Sector, g.at, g.err, order[i].Sector, at[i])
+				i, g.Rq.Op, g.Rq.Sector, g.At, g.Err, order[i].Sector, at[i])
 		}
 	}
 	if d.InFlight() != 0 {
@@ -87,7 +76,7 @@ func TestDeviceDepth(t *testing.T) {
 	}
 	l.Run()
 	// b enters at 97.301 µs, when a completes, and takes as long.
-	if len(*got) != 2 || (*got)[0].rq != a || (*got)[0].at != 97_301 || (*got)[1].rq != b || (*got)[1].at != 2*97_301 {
+	if len(*got) != 2 || (*got)[0].Rq != a || (*got)[0].At != 97_301 || (*got)[1].Rq != b || (*got)[1].At != 2*97_301 {
 		t.Fatalf("completions %+v", *got)
 	}
 }
@@ -106,8 +95,8 @@ func TestDeviceEqualTimes(t *testing.T) {
 	}
 	l.Run()
 	for i, g := range *got {
-		if g.rq != rqs[i] || g.at != 97_301 {
-			t.Errorf("completion %d: sector %d at %d", i, g.rq.Sector, g.at)
+		if g.Rq != rqs[i] || g.At != 97_301 {
+			t.Errorf("completion %d: sector %d at %d", i, g.Rq.Sector, g.At)
 		}
 	}
 }
@@ -132,22 +121,22 @@ func TestDeviceOutOfRange(t *testing.T) {
 		t.Fatalf("%d completions", len(*got))
 	}
 	for i, g := range (*got)[:5] {
-		if g.err == nil || !strings.Contains(g.err.Error(), "capacity of 100000 sectors") ||
-			!strings.Contains(g.err.Error(), "at sector") || g.at != 0 {
-			t.Errorf("request %d: err %v at %d", i, g.err, g.at)
+		if g.Err == nil || !strings.Contains(g.Err.Error(), "capacity of 100000 sectors") ||
+			!strings.Contains(g.Err.Error(), "at sector") || g.At != 0 {
+			t.Errorf("request %d: err %v at %d", i, g.Err, g.At)
 		}
 	}
-	if e := (*got)[1].err.Error(); e != "sim:ssd: read of 2 sectors at sector 99999 reaches beyond the capacity of 100000 sectors" {
+	if e := (*got)[1].Err.Error(); e != "sim:ssd: read of 2 sectors at sector 99999 reaches beyond the capacity of 100000 sectors" {
 		t.Errorf("message: %s", e)
 	}
-	if e := (*got)[4].err.Error(); !strings.Contains(e, "write of 8 sectors at sector 200000") {
+	if e := (*got)[4].Err.Error(); !strings.Contains(e, "write of 8 sectors at sector 200000") {
 		t.Errorf("message: %s", e)
 	}
 	// The flush (10 µs) completes before the read (97.301 µs).
-	if g := (*got)[5]; g.err != nil || g.rq.Op != blkq.OpFlush || g.at != oh {
+	if g := (*got)[5]; g.Err != nil || g.Rq.Op != blkq.OpFlush || g.At != oh {
 		t.Errorf("flush: %+v", g)
 	}
-	if g := (*got)[6]; g.err != nil || g.at != oh+tR+1538 {
+	if g := (*got)[6]; g.Err != nil || g.At != oh+tR+1538 {
 		t.Errorf("last sector: %+v", g)
 	}
 }

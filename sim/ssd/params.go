@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/blkq-dev/blkq/sim"
 )
 
 // Params describe a simulated SSD. A zero field takes the DefaultParams
@@ -83,37 +85,7 @@ func DefaultParams() Params {
 }
 
 // withDefaults returns p with every zero field set from DefaultParams.
-func (p Params) withDefaults() Params {
-	d := DefaultParams()
-	if p.Capacity == 0 {
-		p.Capacity = d.Capacity
-	}
-	if p.Channels == 0 {
-		p.Channels = d.Channels
-	}
-	if p.DiesPerChannel == 0 {
-		p.DiesPerChannel = d.DiesPerChannel
-	}
-	if p.PageSize == 0 {
-		p.PageSize = d.PageSize
-	}
-	if p.ReadLatency == 0 {
-		p.ReadLatency = d.ReadLatency
-	}
-	if p.ProgramLatency == 0 {
-		p.ProgramLatency = d.ProgramLatency
-	}
-	if p.ChannelRate == 0 {
-		p.ChannelRate = d.ChannelRate
-	}
-	if p.Depth == 0 {
-		p.Depth = d.Depth
-	}
-	if p.CommandOverhead == 0 {
-		p.CommandOverhead = d.CommandOverhead
-	}
-	return p
-}
+func (p Params) withDefaults() Params { return sim.WithDefaults(p, DefaultParams()) }
 
 // Limits of Params, far beyond any drive and far below where sums of times
 // or the model's tables could overflow.
