@@ -37,9 +37,10 @@ const (
 // fioSource is a fio job's source: the offset generator (gen.go) paced by
 // rate and rate_iops.
 type fioSource struct {
-	j    *job
-	gen  *generator
-	held *nextIO // the next I/O, held back by a rate limit
+	j       *job
+	gen     *generator
+	held    nextIO // the next I/O, held back by a rate limit, if holding
+	holding bool
 }
 
 func (s *fioSource) begin() {}
@@ -63,11 +64,11 @@ func (s *fioSource) next() (nextIO, srcStatus) {
 // again.
 func (s *fioSource) paced() (nextIO, srcStatus) {
 	j := s.j
-	if h := s.held; h != nil {
-		wait := s.rateWait(h.op)
+	if s.holding {
+		wait := s.rateWait(s.held.op)
 		if wait <= 0 {
-			s.held = nil
-			return *h, srcReady
+			s.holding = false
+			return s.held, srcReady
 		}
 		if !s.gen.mixed {
 			j.sleepThen(wait)
@@ -80,8 +81,8 @@ func (s *fioSource) paced() (nextIO, srcStatus) {
 		if wait <= 0 {
 			return io, srcReady
 		}
-		if s.held == nil {
-			s.held = &io
+		if !s.holding {
+			s.held, s.holding = io, true
 			if !s.gen.mixed {
 				j.sleepThen(wait)
 				return nextIO{}, srcWait
