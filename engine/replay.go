@@ -161,8 +161,12 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 	if err := r.execute(res); err != nil {
 		return nil, err
 	}
-	if !res.Interrupted && !ts.feed.done() {
-		return nil, fmt.Errorf("internal error: the replay ended with records of the trace left")
+	if left := sc.n - j.issuedIOs; left > 0 && ts.feed.err == nil && !res.Interrupted {
+		// Only a runtime cap ends a replay before the trace does.
+		if j.runtime() == 0 {
+			return nil, fmt.Errorf("internal error: the replay ended with %d records of the trace left", left)
+		}
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the replay stopped at its runtime cap (%v) with %d of %d records replayed", name, j.runtime(), j.issuedIOs, sc.n))
 	}
 	if ts.feed.err != nil {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%v (replayed the %d records before it)", ts.feed.err, j.issuedIOs))

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,5 +74,24 @@ func TestReplayIsAJobOfTheRunner(t *testing.T) {
 	}
 	if ios != 400 || calls == 0 || calls >= 400 {
 		t.Errorf("%d completions (want 400), %d submit calls (want 1..399): %v", ios, calls, js.SubmitHist)
+	}
+}
+
+// TestReplayStopsAtRuntimeCap: Options.RuntimeCap ends a replay as it
+// ends a fio job: the records in flight complete, the rest are not
+// replayed, and a warning says how many were.
+func TestReplayStopsAtRuntimeCap(t *testing.T) {
+	const cap = 20 * time.Millisecond // records every 100 µs: about 200 arrive
+	res, err := Replay("synthetic", synthetic(2000), Options{RuntimeCap: cap}, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := res.Run.Jobs[0].Read.IOs
+	if n == 0 || n >= 2000 || res.Elapsed < cap {
+		t.Fatalf("%d of 2000 records replayed in %v: want some, not all, and at least %v", n, res.Elapsed, cap)
+	}
+	want := fmt.Sprintf("with %d of 2000 records replayed", n)
+	if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, want) }) {
+		t.Fatalf("warnings %q: want one saying %q", res.Warnings, want)
 	}
 }
