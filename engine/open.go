@@ -53,8 +53,9 @@ func (r *runner) open(lay *layout) error {
 
 // openQueue makes the executor, a device of capacity bytes and the queue
 // in front of it, with the run's tunables and tracers (OpenQueue). On a
-// file, checkData has the data the jobs write checked (data.go).
-func (r *runner) openQueue(capacity int64, direct, checkData bool) error {
+// file, fioJobs has the data the jobs write checked (data.go) and, unless
+// direct, their I/O served through bcache; a replay's goes to the queue.
+func (r *runner) openQueue(capacity int64, direct, fioJobs bool) error {
 	kind, arg, _ := strings.Cut(r.opt.Device, ":")
 	setup := r.opt.queueSetup(capacity)
 	var clk blkq.Clock // nil: a simulated device's own event loop
@@ -88,16 +89,15 @@ func (r *runner) openQueue(capacity int64, direct, checkData bool) error {
 		r.exec = simExec{loop: st.Loop}
 		r.simulated = true
 	}
-	if kind == "file" && checkData {
+	if kind == "file" && fioJobs {
 		// A file run checks the data it wrote (data.go).
 		r.data = newDataCheck(r.opt.Seed, r.dev.Capacity())
 		r.q.AddTracer(r.data.refusals(r.exec))
 		r.sizeBufPool()
 	}
-	if kind == "file" && !direct {
+	if kind == "file" && fioJobs && !direct {
 		// direct=0 on a real file: jobs read and write through blkq's
 		// buffer cache; write-back reaches the queue.
-		r.buffered = true
 		if r.cache, err = bcache.New(r.q, bcache.Config{}); err != nil {
 			r.dev.Close()
 			return err

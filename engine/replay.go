@@ -70,9 +70,6 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 	if opt.Device == "" {
 		opt.Device = "sim:hdd"
 	}
-	if opt.Seed == 0 {
-		opt.Seed = 1
-	}
 	if ro.Timing == "" {
 		ro.Timing = "trace"
 	}

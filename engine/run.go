@@ -108,7 +108,6 @@ type runner struct {
 	pids    *pidStats
 
 	simulated bool          // the executor is the event loop itself
-	buffered  bool          // direct=0 on a real file: I/O goes through cache
 	cache     *bcache.Cache // the buffer cache of a buffered file run
 	sc        *simCache     // the page cache of a buffered simulated run
 	rng       *sim.RNG      // the run's random stream: each job's and the wake-ups' are split from it
