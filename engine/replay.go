@@ -146,6 +146,7 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 	j.newSubmitter(&j.main, j.pid, "replay")
 	r.jobs, r.left = []*job{j}, 1
 	r.openStats()
+	r.pids.others = j.st.js.Blkq // every task is the replay's
 	r.q.AddTracer(blkq.TracerFunc(func(e *blkq.Event) {
 		// What blkq did with each record's bio, by record.
 		if e.Action != blkq.ActBackMerge && e.Action != blkq.ActFrontMerge {
@@ -269,7 +270,6 @@ func (t *traceSource) taskFor(r *ReplayRecord) *submitter {
 		t.j.newSubmitter(s, r.PID, name)
 		t.tasks[r.PID] = s
 		t.j.others = append(t.j.others, s)
-		t.j.r.pids.add(r.PID, t.j.st.js.Blkq)
 	}
 	return s
 }

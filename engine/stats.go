@@ -156,27 +156,21 @@ func (s *jobStats) finish(end blkq.Time) {
 
 // pidStats is the per-task part of the event stream: merges, requests and
 // allocation sleeps, wake-ups and waits of each job, keyed by pid. Events
-// of other pids (the page cache's flusher) count for no job.
+// of other pids count for others if set (a replay: its trace's pids, which
+// it learns as it goes, while events come in from device goroutines), or
+// for no job (the page cache's flusher).
 type pidStats struct {
-	base   int                          // pid of byPID[0]
-	byPID  []*report.BlkqJobStats       // fio's jobs have consecutive pids
-	others map[int]*report.BlkqJobStats // the pids of a replay's trace
+	base   int                    // pid of byPID[0]
+	byPID  []*report.BlkqJobStats // fio's jobs have consecutive pids
+	others *report.BlkqJobStats
 	sleeps allocSleeps
-}
-
-// add makes pid's events count for b.
-func (p *pidStats) add(pid int, b *report.BlkqJobStats) {
-	if p.others == nil {
-		p.others = map[int]*report.BlkqJobStats{}
-	}
-	p.others[pid] = b
 }
 
 func (p *pidStats) Trace(e *blkq.Event) {
 	var b *report.BlkqJobStats
 	if i := e.PID - p.base; i >= 0 && i < len(p.byPID) {
 		b = p.byPID[i]
-	} else if b = p.others[e.PID]; b == nil {
+	} else if b = p.others; b == nil {
 		return
 	}
 	switch e.Action {
