@@ -143,16 +143,3 @@ func (o *Options) queueSetup(capacity int64) QueueSetup {
 		Attrs:    o.Attrs,
 	}
 }
-
-// CheckQueue makes the queue opt asks for in front of a simulated disk
-// that never runs, and sets its tunables: the checks a run makes when it
-// opens its queue, for a command line to make before it runs anything.
-func CheckQueue(opt Options) error {
-	s := opt.queueSetup(DefaultSimCapacity)
-	s.Device = "sim:hdd"
-	st, err := OpenQueue(s, nil)
-	if err != nil {
-		return err
-	}
-	return st.Device.Close()
-}

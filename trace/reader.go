@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/blkq-dev/blkq/internal/collect"
 )
 
 // A FormatError is a malformed record: it names the record (counted from
@@ -102,18 +104,7 @@ func (r *Reader) fail(format string, args ...any) error {
 // ReadAll reads records until the end of r. On a malformed record it
 // returns every record before it and the error.
 func ReadAll(r io.Reader) ([]Record, error) {
-	rd := NewReader(r)
-	var recs []Record
-	for {
-		rec, err := rd.Next()
-		if err == io.EOF {
-			return recs, nil
-		}
-		if err != nil {
-			return recs, err
-		}
-		recs = append(recs, rec)
-	}
+	return collect.All(NewReader(r).Next)
 }
 
 // ReadFile reads every record of the named file; errors name the file.

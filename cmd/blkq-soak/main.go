@@ -12,11 +12,13 @@
 package main
 
 import (
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 func main() {
@@ -25,8 +27,8 @@ func main() {
 
 func soakMain(args []string, stdout, stderr io.Writer) int {
 	cfg := defaultConfig()
-	fs := flag.NewFlagSet("blkq-soak", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := pflag.NewFlagSet("blkq-soak", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported below, in one line
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "how long the workers run")
 	fs.StringVar(&cfg.Dir, "dir", cfg.Dir, "directory for the device file (removed at the end)")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "goroutines reading, writing and discarding through the cache")
@@ -36,16 +38,20 @@ func soakMain(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.FlipEvery, "flip", cfg.FlipEvery, "tunable flip interval")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the workers' random choices")
 	fs.DurationVar(&cfg.ProgressEvery, "progress", cfg.ProgressEvery, "progress line interval (on stderr)")
-	if err := fs.Parse(args); err != nil {
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "blkq-soak: "+format+"; see 'blkq-soak --help'\n", a...)
 		return 2
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "blkq-soak: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	if cfg.Duration <= 0 || cfg.Workers < 1 || cfg.Direct < 0 || cfg.Pages < 1 || cfg.CachePages < 1 || cfg.FlipEvery <= 0 || cfg.ProgressEvery <= 0 {
-		fmt.Fprintln(stderr, "blkq-soak: --duration, --flip and --progress must be positive, --workers, --pages and --cache-pages at least 1, --direct at least 0")
-		return 2
+	switch err := fs.Parse(args); {
+	case errors.Is(err, pflag.ErrHelp):
+		fmt.Fprintf(stdout, "usage: blkq-soak [flags]\n\nRuns the blkq library under load and checks it.\n\nflags:\n%s", fs.FlagUsages())
+		return 0
+	case err != nil:
+		return usageErr("%v", err)
+	case fs.NArg() > 0:
+		return usageErr("unexpected argument %q", fs.Arg(0))
+	case cfg.Duration <= 0 || cfg.Workers < 1 || cfg.Direct < 0 || cfg.Pages < 1 || cfg.CachePages < 1 || cfg.FlipEvery <= 0 || cfg.ProgressEvery <= 0:
+		return usageErr("--duration, --flip and --progress must be positive, --workers, --pages and --cache-pages at least 1, --direct at least 0")
 	}
 	cfg.Progress = stderr
 	fmt.Fprintf(stdout, "blkq-soak: %v, %d cache workers + %d direct, %d pages each, cache %d pages, flip every %v, seed %d\n",

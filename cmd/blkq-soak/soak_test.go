@@ -45,5 +45,22 @@ func TestSoakUsageErrors(t *testing.T) {
 		if code := soakMain(args, &out, &errb); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, errb.String())
 		}
+		if strings.Count(errb.String(), "\n") != 1 || !strings.HasSuffix(errb.String(), "; see 'blkq-soak --help'\n") || out.Len() != 0 {
+			t.Errorf("%v: stderr %q, stdout %q; want one line pointing at --help, nothing on stdout", args, errb.String(), out.String())
+		}
+	}
+}
+
+// TestSoakHelpExitsZero: --help prints every flag to stdout and runs
+// nothing.
+func TestSoakHelpExitsZero(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := soakMain([]string{"--help"}, &out, &errb); code != 0 || errb.Len() != 0 {
+		t.Fatalf("--help: exit %d, stderr %q", code, errb.String())
+	}
+	for _, f := range []string{"--duration", "--dir", "--workers", "--direct", "--pages", "--cache-pages", "--flip", "--seed", "--progress"} {
+		if !strings.Contains(out.String(), f+" ") {
+			t.Errorf("--help lacks %s:\n%s", f, out.String())
+		}
 	}
 }

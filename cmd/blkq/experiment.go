@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,61 +11,54 @@ import (
 	"strings"
 
 	"github.com/blkq-dev/blkq"
-	"github.com/blkq-dev/blkq/engine"
 	"github.com/blkq-dev/blkq/experiment"
 	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/trace"
+	"github.com/spf13/cobra"
 )
 
 // maxScale is the largest --scale.
 const maxScale = 10
 
-// cmdExperiment runs "blkq experiment list" and "blkq experiment NAME".
-func cmdExperiment(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("blkq experiment", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	seed := fs.Uint64("seed", 1, "seed of every random choice")
-	scale := fs.Float64("scale", 1, "run length scale (1 = full size; e.g. 0.1 for a quick run)")
-	format := fs.String("output-format", "normal", "normal or json")
-	printJobs := fs.Bool("print-jobs", false, "print the experiment's fio job file and exit")
-	tracePrefix := fs.String("trace", "", "write each configuration's blktrace to `PREFIX`-CONFIG.blktrace.0")
-	plotDir := fs.String("plot", "", "also write PNG pictures of the run (sleeps, latency CDF, throughput) into `DIR`")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: blkq experiment list\n       blkq experiment [flags] NAME\n\nflags:")
-		fs.PrintDefaults()
-	}
-	rest, ok, err := parseFlags(fs, args)
-	if !ok {
+// experimentCommand is "blkq experiment list" and "blkq experiment NAME".
+func experimentCommand(f *cliFlags, stdout, stderr io.Writer) *cobra.Command {
+	return f.withFlags(&cobra.Command{
+		Use:         "experiment list",
+		Annotations: map[string]string{alsoUse: "experiment [flags] NAME"},
+		Long:        "Lists the experiments, or runs one: the original Linux measurements beside blkq's.",
+		Args:        exactArgs(1, `one experiment name or "list"`),
+		RunE:        func(_ *cobra.Command, args []string) error { return f.experiment(args[0], stdout, stderr) },
+	}, experimentFlags)
+}
+
+// experiment lists the experiments (name "list") or runs one and prints
+// its table.
+func (f *cliFlags) experiment(name string, stdout, stderr io.Writer) error {
+	if err := f.checkOutputFormat(); err != nil {
 		return err
-	}
-	if len(rest) != 1 {
-		return usagef("experiment: want one experiment name or \"list\", got %d arguments (blkq experiment -h)", len(rest))
-	}
-	if *format != "normal" && *format != "json" {
-		return usagef("--output-format=%.40s: want normal or json", *format)
 	}
 	// Up to ten times the published length: the runs' virtual time and
 	// wall time grow with the scale, and there is nothing past it to see.
-	if !(*scale > 0 && *scale <= maxScale) {
-		return usagef("--scale=%v: want a number above 0 and at most %v (1 = the published length, 0.1 a tenth of it)", *scale, maxScale)
+	if !(f.scale > 0 && f.scale <= maxScale) {
+		return usagef("--scale=%v: want a number above 0 and at most %v (1 = the published length, 0.1 a tenth of it)", f.scale, maxScale)
 	}
-	if rest[0] == "list" {
+	if name == "list" {
 		for _, e := range experiment.List() {
 			fmt.Fprintf(stdout, "%-12s %s\n", e.Name, e.Title)
 		}
 		return nil
 	}
-	e, ok := experiment.Get(rest[0])
+	e, ok := experiment.Get(name)
 	if !ok {
-		return usagef("unknown experiment %.40q (blkq experiment list)", rest[0])
+		return usagef("unknown experiment %.40q (blkq experiment list)", name)
 	}
-	if *printJobs {
-		printExperimentJobs(stdout, e, *scale)
+	if f.printJobs {
+		printExperimentJobs(stdout, e, f.scale)
 		return nil
 	}
-	if *plotDir != "" {
+	if f.plotDir != "" {
 		// Fail before the run, not after it.
-		if err := os.MkdirAll(*plotDir, 0o755); err != nil {
+		if err := os.MkdirAll(f.plotDir, 0o755); err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}
 	}
@@ -75,10 +67,10 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 	in := notifyInterrupt(stdout)
 	defer in.release()
 	stdout = in.out
-	eo := experiment.Options{Seed: *seed, Scale: *scale, Stop: in.Stop()}
-	if *tracePrefix != "" {
+	eo := experiment.Options{Seed: f.seed, Scale: f.scale, Stop: in.Stop()}
+	if f.traceFile != "" {
 		eo.Tracer = func(config string) (blkq.Tracer, func() error, error) {
-			name := fmt.Sprintf("%s-%s.blktrace.0", *tracePrefix, traceSafe(config))
+			name := fmt.Sprintf("%s-%s.blktrace.0", f.traceFile, traceSafe(config))
 			w, err := trace.Create(name, trace.WriterOptions{})
 			if err != nil {
 				return nil, nil, fmt.Errorf("--trace: %w", err)
@@ -90,7 +82,7 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 	}
 	outs, tab, err := experiment.Run(e, eo)
 	if errors.Is(err, experiment.ErrInterrupted) {
-		if err := writeInterruptedExperiment(stdout, e, outs, *format); err != nil {
+		if err := writeInterruptedExperiment(stdout, e, outs, f.format); err != nil {
 			return err
 		}
 		return in.err(0)
@@ -98,19 +90,19 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *format == "json" {
+	if f.format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(map[string]any{"experiment": e.Name, "title": e.Title, "source": e.Source, "seed": *seed, "scale": *scale, "columns": tab.Columns, "rows": jsonRows(tab.Rows), "notes": tab.Notes}); err != nil {
+		if err := enc.Encode(map[string]any{"experiment": e.Name, "title": e.Title, "source": e.Source, "seed": f.seed, "scale": f.scale, "columns": tab.Columns, "rows": jsonRows(tab.Rows), "notes": tab.Notes}); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(stdout, "%s\n(from %s; seed %d, scale %g)\n\n%s", e.Title, e.Source, *seed, *scale, tab.Format())
+		fmt.Fprintf(stdout, "%s\n(from %s; seed %d, scale %g)\n\n%s", e.Title, e.Source, f.seed, f.scale, tab.Format())
 	}
-	if *plotDir != "" {
+	if f.plotDir != "" {
 		// After the table, so that a failed picture does not cost it.
-		files, err := experiment.Plot(*plotDir, e, outs)
+		files, err := experiment.Plot(f.plotDir, e, outs)
 		for _, f := range files {
 			fmt.Fprintf(stderr, "wrote %s\n", f)
 		}
@@ -172,58 +164,16 @@ func traceSafe(s string) string {
 // printExperimentJobs prints each distinct job file e runs, headed by the
 // configurations that run it.
 func printExperimentJobs(w io.Writer, e *experiment.Experiment, scale float64) {
-	var srcs []string
-	users := map[string][]string{}
-	for _, c := range e.Configs {
-		src := e.Jobs(scale)
-		if c.Jobs != nil {
-			src = c.Jobs(scale)
-		}
-		if _, ok := users[src]; !ok {
-			srcs = append(srcs, src)
-		}
-		users[src] = append(users[src], fmt.Sprintf(";   %s: %s", c.Name, describeOptions(c.Options)))
-	}
-	for i, src := range srcs {
+	for i, jf := range e.JobFiles(scale) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "; blkq experiment %s runs this job file under:\n%s\n%s", e.Name, strings.Join(users[src], "\n"), src)
+		fmt.Fprintf(w, "; blkq experiment %s runs this job file under:\n", e.Name)
+		for _, c := range jf.Configs {
+			fmt.Fprintf(w, ";   %s: %s\n", c.Name, c.Describe())
+		}
+		fmt.Fprint(w, jf.Source)
 	}
-}
-
-// describeOptions names the queue and run settings a configuration sets.
-func describeOptions(o engine.Options) string {
-	var parts []string
-	add := func(k string, v any) { parts = append(parts, fmt.Sprintf("%s=%v", k, v)) }
-	if o.Scheduler != "" {
-		add("scheduler", o.Scheduler)
-	}
-	if o.Alloc != "" {
-		add("alloc", o.Alloc)
-	}
-	if o.NrRequests != 0 {
-		add("nr_requests", o.NrRequests)
-	}
-	if o.BatchRequests != 0 {
-		add("batch_requests", o.BatchRequests)
-	}
-	if o.NoMerges != 0 {
-		add("nomerges", o.NoMerges)
-	}
-	for _, a := range o.Attrs {
-		add(a[0], a[1])
-	}
-	if o.CachePages != 0 {
-		add("page_cache_pages", o.CachePages)
-	}
-	if o.WakeJitter != 0 {
-		add("wake_jitter", o.WakeJitter)
-	}
-	if len(parts) == 0 {
-		return "defaults"
-	}
-	return strings.Join(parts, " ")
 }
 
 // jsonRows gives the table's cells to JSON as numbers where they are

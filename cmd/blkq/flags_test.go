@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/blkq-dev/blkq/experiment"
 )
 
 const tpcc = "../../testdata/traces/mqsim-tpcc-small.trace"
@@ -95,8 +97,8 @@ func TestLatencyRejectsStrayArgumentsAndSubResolutionIntervals(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("left %d files in --dir", len(ents))
 	}
-	if r := probeResolution(); r < 1000 {
-		t.Errorf("probeResolution() = %v, want at least 1µs", r)
+	if r := experiment.ProbeResolution(); r < 1000 {
+		t.Errorf("experiment.ProbeResolution() = %v, want at least 1µs", r)
 	}
 }
 

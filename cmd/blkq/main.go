@@ -7,18 +7,31 @@
 //	blkq trace print FILE           print a blktrace binary trace as blkparse does
 //	blkq version                    the version of blkq and of Go
 //
-// Exit status: 0 on success (and for -h, --help, blkq help), 1 when a run
-// or its input failed, 2 for a usage mistake (a bad flag, a missing or
-// stray argument), as Go's flag package and fio do. See README.md.
+// Flags are GNU-style (--name=value or --name value), before or after the
+// arguments. Exit status: 0 on success (and for -h, --help, blkq help), 1
+// when a run or its input failed, 2 for a usage mistake (a bad flag, a
+// missing or stray argument), as fio does. See README.md.
+//
+// This package is wiring only: flags (flags.go) become options of the
+// packages that do the work (engine, experiment, workload/iotrace,
+// trace, report), whose results it prints. The commands are cobra
+// commands on pflag's GNU-style flags, rather than five hand-rolled
+// parsers on Go's flag package: cobra gives the subcommands (trace
+// print), interspersed arguments and the help command, and pflag lets one
+// *pflag.Flag be shared by every command that takes it. blkq keeps its
+// own help text and error lines (writeHelp, exitStatus): one line per
+// usage error, naming the flag, and exit status 2, as before.
 package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 const usage = `usage: blkq <command> [flags] [args]
@@ -36,18 +49,6 @@ commands:
 'blkq help <command>' or 'blkq <command> -h' lists a command's flags.
 `
 
-// command runs one subcommand with its arguments.
-type command func(args []string, stdin io.Reader, stdout, stderr io.Writer) error
-
-var commands = map[string]command{
-	"run":        func(a []string, _ io.Reader, o, e io.Writer) error { return cmdRun(a, o, e) },
-	"replay":     func(a []string, _ io.Reader, o, e io.Writer) error { return cmdReplay(a, o, e) },
-	"latency":    func(a []string, _ io.Reader, o, e io.Writer) error { return cmdLatency(a, o, e) },
-	"experiment": func(a []string, _ io.Reader, o, e io.Writer) error { return cmdExperiment(a, o, e) },
-	"trace":      cmdTrace,
-	"version":    cmdVersion,
-}
-
 func main() {
 	os.Exit(blkqMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
@@ -58,44 +59,133 @@ func blkqMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	name, rest := args[0], args[1:]
-	switch name {
+	switch args[0] {
 	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	case "-version", "--version":
-		name = "version"
-	case "help":
-		// Help that was asked for goes to stdout (blkq help run | less).
-		if len(rest) == 0 {
-			fmt.Fprint(stdout, usage)
-			return 0
-		}
-		cmd, ok := commands[rest[0]]
-		if !ok || len(rest) > 1 {
-			fmt.Fprintf(stderr, "blkq help: want one command name, got %q\n%s", strings.Join(rest, " "), usage)
-			return 2
-		}
-		return exitStatus(cmd([]string{"-h"}, stdin, stdout, stdout), stderr)
+		args = append([]string{"version"}, args[1:]...)
 	}
-	cmd, ok := commands[name]
-	if !ok {
-		fmt.Fprintf(stderr, "blkq: unknown command %q\n%s", name, usage)
-		return 2
+	root := newCLI(stdin, stdout, stderr)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	if err != nil && cmd == root && strings.HasPrefix(err.Error(), "unknown command ") {
+		err = unknownCommand(root, args[0])
 	}
-	return exitStatus(cmd(rest, stdin, stdout, stderr), stderr)
+	return exitStatus(err, helpTopic(cmd), stderr)
 }
 
-// exitStatus reports err, if any, once, and gives its exit status.
-func exitStatus(err error, stderr io.Writer) int {
+// unknownCommand is the usage error for blkq NAME with no command NAME, in
+// one line, with the commands whose names are close to it.
+func unknownCommand(root *cobra.Command, name string) error {
+	if close := root.SuggestionsFor(name); len(close) > 0 {
+		return usagef("unknown command %q (did you mean %s?)", name, strings.Join(close, " or "))
+	}
+	return usagef("unknown command %q", name)
+}
+
+// newCLI builds the command tree, every command's flags taken from one
+// cliFlags made for this command line.
+func newCLI(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	f := newCLIFlags()
+	root := &cobra.Command{
+		Use:           "blkq",
+		SilenceErrors: true, // exitStatus prints the error, once
+		SilenceUsage:  true,
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(flagError)
+	// Help asked for with -h or --help goes to stderr (the flag package's
+	// habit, kept); blkq help CMD writes it to stdout (blkq help run | less).
+	root.SetHelpFunc(func(c *cobra.Command, _ []string) { writeHelp(stderr, c) })
+	cmds := []*cobra.Command{
+		runCommand(f, stdout, stderr),
+		replayCommand(f, stdout, stderr),
+		experimentCommand(f, stdout, stderr),
+		latencyCommand(f, stdout),
+		traceCommand(f, stdin, stdout),
+		versionCommand(stdout),
+	}
+	root.AddCommand(cmds...)
+	root.SetHelpCommand(helpCommand(root, stdout))
+	return root
+}
+
+// helpCommand is "blkq help [CMD]": the usage of blkq or of CMD, on stdout.
+func helpCommand(root *cobra.Command, stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "print blkq's usage or a command's",
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				fmt.Fprint(stdout, usage)
+				return nil
+			}
+			c, rest, err := root.Find(args[:1])
+			if err != nil || c == root || len(rest) > 0 || len(args) > 1 || c.Name() == "help" {
+				return usagef("help: want one command name, got %q", strings.Join(args, " "))
+			}
+			writeHelp(stdout, c)
+			return nil
+		},
+	}
+}
+
+// alsoUse is the annotation of a second synopsis line in a command's help.
+const alsoUse = "also"
+
+// writeHelp prints c's usage: its synopsis, what it does, its flags.
+func writeHelp(w io.Writer, c *cobra.Command) {
+	if !c.HasParent() {
+		fmt.Fprint(w, usage)
+		return
+	}
+	if c.HasAvailableSubCommands() {
+		// blkq trace has one subcommand: its help is print's.
+		c = c.Commands()[0]
+	}
+	parent := c.Parent().CommandPath() // "blkq", "blkq trace"
+	fmt.Fprintf(w, "usage: %s %s\n", parent, c.Use)
+	if also := c.Annotations[alsoUse]; also != "" {
+		fmt.Fprintf(w, "       %s %s\n", parent, also)
+	}
+	if c.Long != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(c.Long, "\n"))
+	}
+	c.InitDefaultHelpFlag() // as -h finds it
+	if c.HasAvailableLocalFlags() {
+		fmt.Fprintf(w, "\nflags:\n%s", c.LocalFlags().FlagUsages())
+	}
+}
+
+// helpTopic is what "blkq help" takes for the command c ran: its first
+// word after blkq ("trace" for blkq trace print), "" for blkq itself.
+func helpTopic(c *cobra.Command) string {
+	if c == nil || !c.HasParent() || c.Name() == "help" {
+		return ""
+	}
+	for c.Parent().HasParent() {
+		c = c.Parent()
+	}
+	return c.Name()
+}
+
+// exitStatus reports err, if any, once, and gives its exit status. A usage
+// error is one line and a pointer to the command's help.
+func exitStatus(err error, topic string, stderr io.Writer) int {
 	var ue *usageError
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &ue):
-		if !ue.printed {
-			fmt.Fprintf(stderr, "blkq: %s\n", strings.TrimPrefix(ue.Error(), "blkq: "))
+		hint := "see 'blkq help'"
+		if topic != "" {
+			hint = "see 'blkq help " + topic + "'"
 		}
+		fmt.Fprintf(stderr, "blkq: %s; %s\n", strings.TrimPrefix(err.Error(), "blkq: "), hint)
 		return 2
 	default:
 		var ie *interruptedError
@@ -108,11 +198,7 @@ func exitStatus(err error, stderr io.Writer) int {
 }
 
 // usageError is a mistake in how a command was called (exit status 2).
-// printed says the flag package has already printed it, with the usage.
-type usageError struct {
-	err     error
-	printed bool
-}
+type usageError struct{ err error }
 
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
@@ -122,28 +208,44 @@ func usagef(format string, a ...any) error {
 	return &usageError{err: fmt.Errorf(format, a...)}
 }
 
-// parseFlags parses a command's flags, which may come before or after its
-// arguments, and returns the arguments. ok is false when the command is to
-// return err at once: nil after -h or --help (the usage is printed), or a
-// usage error of one line for a bad flag, naming it as the README writes
-// flags (--name) and pointing at the command's help, instead of the flag
-// package's error followed by every flag.
-func parseFlags(fs *flag.FlagSet, args []string) (rest []string, ok bool, err error) {
-	usage, out := fs.Usage, fs.Output()
-	fs.Usage = func() {}
-	fs.SetOutput(io.Discard)
-	rest, err = parseInterleaved(fs, args)
-	fs.Usage = usage
-	fs.SetOutput(out)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fs.Usage()
-		return nil, false, nil
-	case err != nil:
-		msg := strings.NewReplacer("defined: -", "defined: --", "flag -", "flag --").Replace(err.Error())
-		cmd := strings.TrimPrefix(fs.Name(), "blkq ")
-		top, _, _ := strings.Cut(cmd, " ") // blkq help takes the command: trace, not trace print
-		return nil, false, usagef("%s: %s (blkq help %s lists the flags)", cmd, msg, top)
+// flagError turns a flag the command line got wrong into a usage error of
+// one line naming the flag, the command first ("run: unknown flag:
+// --bogus").
+func flagError(c *cobra.Command, err error) error {
+	var iv *pflag.InvalidValueError
+	if errors.As(err, &iv) {
+		cause := iv.Unwrap()
+		if u := errors.Unwrap(cause); u != nil {
+			cause = u // strconv's "invalid syntax", without the function
+		}
+		err = fmt.Errorf("invalid value %q for flag --%s: %v", iv.GetValue(), iv.GetFlag().Name, cause)
 	}
-	return rest, true, nil
+	if !c.HasParent() {
+		return usagef("%v", err)
+	}
+	return usagef("%s: %v", cmdName(c), err)
+}
+
+// cmdName is c's name after blkq: "run", "trace print".
+func cmdName(c *cobra.Command) string {
+	return strings.TrimPrefix(c.CommandPath(), "blkq ")
+}
+
+// exactArgs is cobra's argument check with blkq's message: want n args
+// (what), or a usage error.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s: want %s, got %d arguments", cmdName(c), what, len(args))
+		}
+		return nil
+	}
+}
+
+// noArgs is cobra.NoArgs with blkq's message.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("%s: no arguments wanted, got %q", cmdName(c), args[0])
+	}
+	return nil
 }

@@ -26,12 +26,12 @@ func TestUsageErrorsExitTwoAndPrintOnce(t *testing.T) {
 		args []string
 		want string // the error, which must appear exactly once
 	}{
-		{[]string{"run", "--bogus"}, "flag provided but not defined: --bogus"},
-		{[]string{"replay", "--bogus", "x.trace"}, "flag provided but not defined: --bogus"},
-		{[]string{"experiment", "--bogus", "list"}, "flag provided but not defined: --bogus"},
-		{[]string{"latency", "--bogus"}, "flag provided but not defined: --bogus"},
-		{[]string{"trace", "print", "--bogus", "x"}, "flag provided but not defined: --bogus"},
-		{[]string{"version", "--bogus"}, "flag provided but not defined: --bogus"},
+		{[]string{"run", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"replay", "--bogus", "x.trace"}, "unknown flag: --bogus"},
+		{[]string{"experiment", "--bogus", "list"}, "unknown flag: --bogus"},
+		{[]string{"latency", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"trace", "print", "--bogus", "x"}, "unknown flag: --bogus"},
+		{[]string{"version", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"run", "--nr-requests=abc"}, `invalid value "abc" for flag --nr-requests`},
 		{[]string{"run", "--device", "bogus", "--parse-only"}, `--device="bogus": want sim:hdd, sim:ssd, null or file:PATH`},
 		{[]string{"run", "--device", "file:"}, `--device="file:": want`},

@@ -40,18 +40,13 @@ func compareSettings(spec string, base engine.Options) ([]compareSetting, error)
 		default:
 			opt.Attrs = append(append([][2]string(nil), base.Attrs...), [2]string{key, v})
 		}
-		if err := checkQueueOptions(opt); err != nil {
+		if err := engine.CheckQueueOptions(opt); err != nil {
 			return nil, usagef("--compare %s=%.40s: %s", key, v, strings.TrimPrefix(err.Error(), "blkq: "))
 		}
 		out = append(out, compareSetting{name: key + "=" + v, opt: opt})
 	}
 	return out, nil
 }
-
-// checkQueueOptions makes the queue opt asks for, in front of a simulated
-// disk that never runs, and sets its tunables: the same checks the engine
-// makes when it opens the run's own queue.
-func checkQueueOptions(opt engine.Options) error { return engine.CheckQueue(opt) }
 
 // powerOfTen reports whether n is 1, 10, 100, ...
 func powerOfTen(n int64) bool {

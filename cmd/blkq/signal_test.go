@@ -258,8 +258,21 @@ func TestSecondSignalExitsAtOnceWithTraceWhole(t *testing.T) {
 	waitForFile(t, c, data)
 	time.Sleep(300 * time.Millisecond) // some trace written
 	c.signal(syscall.SIGINT)
-	time.Sleep(100 * time.Millisecond) // two signals, not one merged pending one
-	c.signal(syscall.SIGINT)
+	// The second signal must come while the first one's drain, write-back
+	// and report still run. They can take as little as a few ms (12 MiB of
+	// dirty pages onto tmpfs), so a fixed gap is a race: signal again every
+	// millisecond until the process is gone. The first later signal that
+	// the kernel does not merge with a pending one is "the second".
+	go func() {
+		for {
+			select {
+			case <-c.done:
+				return
+			case <-time.After(time.Millisecond):
+				c.cmd.Process.Signal(syscall.SIGINT)
+			}
+		}
+	}()
 	ws := c.wait(t, 10*time.Second, "two SIGINTs")
 	if !ws.Signaled() || ws.Signal() != syscall.SIGINT {
 		t.Fatalf("exit status %v, want killed by SIGINT\nstdout:\n%s\nstderr:\n%s", ws, c.stdout.String(), c.stderr.String())

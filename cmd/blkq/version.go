@@ -1,34 +1,31 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/spf13/cobra"
 )
 
-// cmdVersion runs "blkq version": blkq's module version and the Go that
-// built it, as "go version" prints its own. The version is the one the go
-// command recorded in the binary: a release tag such as v0.3.0 when it was
-// built by "go install github.com/blkq-dev/blkq/cmd/blkq@v0.3.0", and
-// "devel" when it was built from a checkout without one.
-func cmdVersion(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("blkq version", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: blkq version\n       blkq --version\n\nPrints blkq's version and the Go version that built it.")
+// versionCommand is "blkq version": blkq's module version and the Go
+// that built it, as "go version" prints its own. The version is the one
+// the go command recorded in the binary: a release tag such as v0.3.0 when
+// it was built by "go install github.com/blkq-dev/blkq/cmd/blkq@v0.3.0",
+// and "devel" when it was built from a checkout without one.
+func versionCommand(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:         "version",
+		Annotations: map[string]string{alsoUse: "--version"},
+		Long:        "Prints blkq's version and the Go version that built it.",
+		Args:        noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			info, _ := debug.ReadBuildInfo()
+			_, err := fmt.Fprintf(stdout, "blkq version %s (%s)\n", moduleVersion(info), runtime.Version())
+			return err
+		},
 	}
-	rest, ok, err := parseFlags(fs, args)
-	if !ok {
-		return err
-	}
-	if len(rest) != 0 {
-		return usagef("version: no arguments wanted, got %q", rest[0])
-	}
-	info, _ := debug.ReadBuildInfo()
-	_, err = fmt.Fprintf(stdout, "blkq version %s (%s)\n", moduleVersion(info), runtime.Version())
-	return err
 }
 
 // moduleVersion is the main module's version in info, or "devel" when

@@ -1,0 +1,128 @@
+package main
+
+// Every flag of every blkq command is defined here, once, on one FlagSet;
+// a command takes the flags it uses from it by name (withFlags), so that a
+// flag shared by run, replay and experiment has one name, one meaning, one
+// default and one help line. The values land in a cliFlags, made afresh
+// for each command line.
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// cliFlags holds the value of every flag of every command.
+type cliFlags struct {
+	// The queue and the device (run, replay).
+	device, scheduler, alloc string
+	nrRequests, nomerges     int
+	sets                     []string
+	// The run (run, replay; seed run and experiment: a replay makes no
+	// random choice).
+	seed       uint64
+	sizeCap    string
+	runtimeCap time.Duration
+	parseOnly  bool
+	// Output (run, replay; output-format and trace also experiment).
+	format, output, traceFile string
+	// replay.
+	traceFormat, timing, compare string
+	speed                        float64
+	iodepth                      int
+	timeUnit                     time.Duration
+	strict, kernelMerges         bool
+	// experiment.
+	scale     float64
+	printJobs bool
+	plotDir   string
+	// latency.
+	duration, interval time.Duration
+	writers            int
+	dir                string
+	cpuHold            bool
+	// trace print.
+	noSummary bool
+
+	// set is the FlagSet the flags are defined on.
+	set *pflag.FlagSet
+}
+
+// given reports whether the flag name was given on the command line.
+func (f *cliFlags) given(name string) bool {
+	fl := f.set.Lookup(name)
+	return fl != nil && fl.Changed
+}
+
+// The flags each command takes, by name.
+var (
+	queueFlags      = []string{"device", "scheduler", "nr-requests", "nomerges", "alloc", "set"}
+	outputFlags     = []string{"output-format", "output", "trace"}
+	runFlags        = append(append([]string{"seed", "size-cap", "runtime-cap", "parse-only"}, queueFlags...), outputFlags...)
+	replayFlags     = append(append([]string{"size-cap", "parse-only", "format", "timing", "speed", "iodepth", "time-unit", "strict", "kernel-merges", "compare"}, queueFlags...), outputFlags...)
+	experimentFlags = []string{"seed", "scale", "output-format", "print-jobs", "trace", "plot"}
+	latencyFlags    = []string{"duration", "interval", "writers", "dir", "cpu-hold"}
+	tracePrintFlags = []string{"no-summary"}
+)
+
+// newCLIFlags defines every flag, with its default and help, on the
+// fields of a new cliFlags.
+func newCLIFlags() *cliFlags {
+	f := new(cliFlags)
+	fs := pflag.NewFlagSet("blkq", pflag.ContinueOnError)
+	f.set = fs
+	fs.StringVar(&f.device, "device", "", "device: sim:hdd, sim:ssd, null or file:PATH (default: null for jobs on fio's null engine, else sim:hdd)")
+	fs.StringVar(&f.scheduler, "scheduler", "mq-deadline", "elevator: none, mq-deadline or linus (the 2.4 elevator)")
+	fs.IntVar(&f.nrRequests, "nr-requests", 128, "request pool per direction (nr_requests; the default is Linux's)")
+	fs.IntVar(&f.nomerges, "nomerges", 0, "0 all merges, 1 one-hit cache only, 2 none")
+	fs.StringVar(&f.alloc, "alloc", "fair", "request allocation policy: fair, legacy, fair-nobatch, fair-wakeall")
+	fs.StringArrayVar(&f.sets, "set", nil, "set a queue tunable before the run, `NAME=VALUE` (repeatable; e.g. iosched/fifo_batch=8)")
+
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice in a simulated run")
+	fs.StringVar(&f.sizeCap, "size-cap", "", "cap every job's size, filesize and io_size (e.g. 64m); replay: the size of a file: device")
+	fs.DurationVar(&f.runtimeCap, "runtime-cap", 0, "cap every job's runtime (e.g. 5s)")
+	fs.BoolVar(&f.parseOnly, "parse-only", false, "parse and check the input (job files, or the trace), run nothing")
+
+	fs.StringVar(&f.format, "output-format", "normal", "normal or json")
+	fs.StringVar(&f.output, "output", "", "write the report to this `FILE` instead of stdout")
+	fs.StringVar(&f.traceFile, "trace", "", "write a blktrace binary trace of the run to `FILE` (for blkparse -i NAME, call it NAME.blktrace.0); experiment: one trace per configuration, FILE-CONFIG.blktrace.0")
+
+	fs.StringVar(&f.traceFormat, "format", "", "trace format: blktrace, blkparse, ftrace, disksim, msr, spc, fio-iolog (default: detected from the content)")
+	fs.StringVar(&f.timing, "timing", "trace", "trace: recorded arrival times (open loop); afap: as fast as possible (closed loop)")
+	fs.Float64Var(&f.speed, "speed", 1, "with --timing=trace, replay this many times faster")
+	fs.IntVar(&f.iodepth, "iodepth", 32, "with --timing=afap, records in flight")
+	fs.DurationVar(&f.timeUnit, "time-unit", 0, "time unit of a DiskSim trace's arrival times (MQSim writes ns, the default; DiskSim's own traces use ms: --time-unit=1ms)")
+	fs.BoolVar(&f.strict, "strict", false, "fail on an address beyond the device instead of wrapping it")
+	fs.BoolVar(&f.kernelMerges, "kernel-merges", false, "for blkparse/ftrace traces: compare blkq's merges of the Q events with the kernel's own M/F events in the trace")
+	fs.StringVar(&f.compare, "compare", "", "run under several settings and print one table, e.g. sched=none,mq-deadline,linus or nomerges=0,2")
+
+	fs.Float64Var(&f.scale, "scale", 1, "run length scale (1 = full size; e.g. 0.1 for a quick run)")
+	fs.BoolVar(&f.printJobs, "print-jobs", false, "print the experiment's fio job file and exit")
+	fs.StringVar(&f.plotDir, "plot", "", "also write PNG pictures of the run (sleeps, latency CDF, throughput) into `DIR`")
+
+	fs.DurationVar(&f.duration, "duration", 10*time.Second, "how long to measure")
+	fs.DurationVar(&f.interval, "interval", time.Millisecond, "probe period (1 ms: 1 kHz, as cyclictest -i 1000)")
+	fs.IntVar(&f.writers, "writers", 16, "dbench-like writer goroutines (0: no load)")
+	fs.StringVar(&f.dir, "dir", os.TempDir(), "where the scratch file goes")
+	fs.BoolVar(&f.cpuHold, "cpu-hold", true, "also time lock holds on the holder thread's CPU clock (2 system calls per hold)")
+
+	fs.BoolVar(&f.noSummary, "no-summary", false, "print the records only, without the closing summary (as blkparse -q)")
+	return f
+}
+
+// withFlags gives c the flags named names and returns c. A name that
+// newCLIFlags does not define is a programming error, caught by every test
+// that builds the commands.
+func (f *cliFlags) withFlags(c *cobra.Command, names []string) *cobra.Command {
+	for _, n := range names {
+		fl := f.set.Lookup(n)
+		if fl == nil {
+			panic(fmt.Sprintf("blkq %s: no flag --%s", c.Name(), n))
+		}
+		c.Flags().AddFlag(fl)
+	}
+	return c
+}

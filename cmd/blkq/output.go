@@ -1,0 +1,72 @@
+package main
+
+// What run and replay share after the run: the --trace file and the
+// report in --output-format to --output.
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/blkq-dev/blkq/engine"
+	"github.com/blkq-dev/blkq/report"
+	"github.com/blkq-dev/blkq/trace"
+)
+
+// openTrace creates --trace's file, if one is asked for, as a tracer of
+// opt, and returns the function that closes it after the run, whose error
+// is the trace's (ENOSPC; nil without --trace). A second signal (in) ends
+// the trace at a record.
+func (f *cliFlags) openTrace(opt *engine.Options, in *interrupter) (closeTrace func() error, err error) {
+	if f.traceFile == "" {
+		return func() error { return nil }, nil
+	}
+	tw, err := trace.Create(f.traceFile, trace.WriterOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("--trace: %w", err)
+	}
+	opt.Tracers = append(opt.Tracers, tw)
+	in.onExit(func() { tw.Close() })
+	return func() error {
+		if err := tw.Close(); err != nil {
+			return fmt.Errorf("--trace %s: %w", f.traceFile, err)
+		}
+		return nil
+	}, nil
+}
+
+// checkOutputFormat checks --output-format (run, replay, experiment).
+func (f *cliFlags) checkOutputFormat() error {
+	if f.format != "normal" && f.format != "json" {
+		return usagef("--output-format=%.40s: want normal or json", f.format)
+	}
+	return nil
+}
+
+// writeReport writes r in --output-format to --output or stdout. It is
+// called only once a run succeeded, so a failed run never truncates an
+// earlier report.
+func (f *cliFlags) writeReport(stdout io.Writer, r *report.Run) error {
+	if r.Version == "" {
+		// Where fio prints its version: the one blkq version prints.
+		info, _ := debug.ReadBuildInfo()
+		r.Version = "blkq-" + moduleVersion(info) + " (fio-3.33 compatible)"
+	}
+	var out bytes.Buffer
+	var err error
+	if f.format == "json" {
+		err = report.WriteJSON(&out, r)
+	} else {
+		err = report.WriteNormal(&out, r)
+	}
+	if err != nil {
+		return err
+	}
+	if f.output != "" {
+		return os.WriteFile(f.output, out.Bytes(), 0o644)
+	}
+	_, err = stdout.Write(out.Bytes())
+	return err
+}

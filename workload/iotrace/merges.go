@@ -1,0 +1,128 @@
+package iotrace
+
+// What the kernel did with each queued bio, read back from its own trace:
+// the oracle for blkq's merging.
+//
+// In Linux the merge decision is made synchronously in submit_bio, in the
+// submitter's context, right after the Q event: the bio is either merged
+// into a request already on the plug or in the scheduler (an M or F event
+// for the same bio: same device, sector and size, same pid) or it gets a
+// request of its own (a G event for the same bio). KernelMerges pairs each Q
+// with the first such M, F or G that follows it. A Q left unpaired (the
+// trace ends, the bio was split or remapped first, or a G is not traced)
+// counts as not merged.
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// Queued is one Q record of a blkparse or ftrace trace with what the kernel
+// decided for it.
+type Queued struct {
+	// Record is the Q record exactly as the trace's Reader returns it.
+	Record
+	// Merge is 'M' when the kernel back-merged the bio into an existing
+	// request, 'F' when it front-merged it, 0 when it did not merge it.
+	Merge byte
+	// MergeLine is the 1-based line of the M or F event; 0 when Merge is 0.
+	MergeLine int
+}
+
+// Merged reports whether the kernel merged the bio (back or front).
+func (q Queued) Merged() bool { return q.Merge != 0 }
+
+// KernelMerges returns one Queued per Q event of events, in order: the i-th
+// is the i-th record the format's Reader returns for the same input, with
+// the kernel's merge decision attached. It costs O(len(events)).
+func KernelMerges(events []Event) []Queued {
+	type key struct {
+		dev     string
+		pid     int
+		sector  uint64
+		sectors uint32
+	}
+	pending := map[key]int{} // bio -> index in out of its unresolved Q
+	var out []Queued
+	for _, ev := range events {
+		k := key{ev.Device, ev.PID, ev.Sector, ev.Sectors}
+		switch ev.Action {
+		case 'Q':
+			pending[k] = len(out) // a newer Q of the same bio supersedes
+			out = append(out, Queued{Record: ev.Record})
+		case 'M', 'F':
+			if i, ok := pending[k]; ok {
+				out[i].Merge, out[i].MergeLine = ev.Action, ev.Line
+				delete(pending, k)
+			}
+		case 'G':
+			delete(pending, k)
+		}
+	}
+	return out
+}
+
+// ReadKernelMerges reads every event of r (format FormatBlkparse or
+// FormatFtrace) and returns KernelMerges of them. On a malformed line it
+// returns the Q records before it, paired as far as the events read allow,
+// and the error.
+func ReadKernelMerges(r io.Reader, name string, f Format) ([]Queued, error) {
+	evs, err := ReadEvents(r, name, f)
+	return KernelMerges(evs), err
+}
+
+// ReadKernelMergesFile is ReadKernelMerges of the trace file at path, in
+// format f ("" to detect it). Only blkparse and ftrace traces carry the
+// kernel's merges: another format is an error naming it. The Q records
+// before a malformed line are returned with the error.
+func ReadKernelMergesFile(path string, f Format) ([]Queued, error) {
+	f, err := FileFormat(path, f)
+	if err != nil {
+		return nil, err
+	}
+	if f != FormatBlkparse && f != FormatFtrace {
+		return nil, fmt.Errorf("%s is a %s trace; only blkparse and ftrace traces carry the kernel's merges", path, f)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return ReadKernelMerges(fh, path, f)
+}
+
+// MergeAgreement compares, bio by bio, the kernel's merge decisions with a
+// replay's: over the first Bios Q records of both, how many each merged,
+// and on how many they agree (both merged, or neither).
+type MergeAgreement struct {
+	Bios, Kernel, Replay, Both, Neither int
+}
+
+// CompareMerges compares the kernel's decisions (ReadKernelMerges) with a
+// replay's, ours[i] != 0 when the replay merged the i-th record's bio.
+func CompareMerges(kernel []Queued, ours []byte) MergeAgreement {
+	a := MergeAgreement{Bios: min(len(kernel), len(ours))}
+	for i := range a.Bios {
+		k, b := kernel[i].Merged(), ours[i] != 0
+		switch {
+		case k && b:
+			a.Both++
+		case !k && !b:
+			a.Neither++
+		}
+		if k {
+			a.Kernel++
+		}
+		if b {
+			a.Replay++
+		}
+	}
+	return a
+}
+
+// Percent is the share of bios on which the two agree, in percent (0 for
+// no bios).
+func (a MergeAgreement) Percent() float64 {
+	return 100 * float64(a.Both+a.Neither) / float64(max(a.Bios, 1))
+}
