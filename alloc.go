@@ -8,7 +8,7 @@ import "sort"
 // requests and a free count. A submitter that finds no free request sleeps
 // on a wait queue; a released request may wake sleepers. The 2002
 // get_request starvation fix changed only these rules, so they are data
-// here (AllocPolicy), not code paths:
+// here (allocPolicy), not code paths:
 //
 //   - legacy (2.4.18-pre9, before the fix): one wait queue for both
 //     directions; every release that brings free up to batch wakes all
@@ -26,102 +26,79 @@ import "sort"
 // skips waiters already woken (try_to_wake_up on a running task does not
 // count as a wake-up).
 
-// AllocPolicy is a set of request-allocation rules.
-type AllocPolicy struct {
-	// Name is the policy's name for --alloc.
-	Name string
-	// SharedWait puts both directions' sleepers on one wait queue.
-	SharedWait bool
-	// WakeAll wakes every sleeper instead of the first one not yet woken.
-	WakeAll bool
-	// WakeBatch, if > 0, replaces batch as the free count at which a
+// allocPolicy is a set of request-allocation rules, chosen by name
+// (Config.Alloc, the alloc tunable).
+type allocPolicy struct {
+	name string
+	// sharedWait puts both directions' sleepers on one wait queue.
+	sharedWait bool
+	// wakeAll wakes every sleeper instead of the first one not yet woken.
+	wakeAll bool
+	// wakeBatch, if > 0, replaces batch as the free count at which a
 	// release wakes sleepers (1 = wake as soon as any request is freed).
-	WakeBatch int
-	// ResleepBelowBatch makes a woken task sleep again while free < batch
+	wakeBatch int
+	// resleepBelowBatch makes a woken task sleep again while free < batch
 	// (the legacy loop); otherwise it sleeps again only if free == 0.
-	ResleepBelowBatch bool
-	// RAFailBelowBatch makes a read-ahead allocation fail when free <
+	resleepBelowBatch bool
+	// raFailBelowBatch makes a read-ahead allocation fail when free <
 	// batch; otherwise only when free == 0.
-	RAFailBelowBatch bool
+	raFailBelowBatch bool
 }
 
-// The named allocation policies.
+// The named allocation policies; the first is the default.
 var (
-	// AllocLegacy is Linux 2.4.18-pre9's get_request, before the fix.
-	AllocLegacy = AllocPolicy{Name: "legacy", SharedWait: true, WakeAll: true, ResleepBelowBatch: true}
-	// AllocFair is the 2002 fix as merged in 2.4.18: the default.
-	AllocFair = AllocPolicy{Name: "fair", RAFailBelowBatch: true}
-	// AllocFairNoBatch is fair with a sleeper woken as soon as any request
-	// is freed (batch 1): the variant whose cost the batching measured.
-	AllocFairNoBatch = AllocPolicy{Name: "fair-nobatch", RAFailBelowBatch: true, WakeBatch: 1}
-	// AllocFairWakeAll is fair's FIFO rules with wake-all instead of
+	// allocFair is the 2002 fix as merged in 2.4.18: the default.
+	allocFair = allocPolicy{name: "fair", raFailBelowBatch: true}
+	// allocPolicies: legacy is Linux 2.4.18-pre9's get_request, before
+	// the fix; fair-nobatch is fair with a sleeper woken as soon as any
+	// request is freed (batch 1), the variant whose cost the batching
+	// measured; fair-wakeall is fair's FIFO rules with wake-all instead of
 	// exclusive wake-one.
-	AllocFairWakeAll = AllocPolicy{Name: "fair-wakeall", RAFailBelowBatch: true, WakeAll: true}
+	allocPolicies = []allocPolicy{
+		allocFair,
+		{name: "legacy", sharedWait: true, wakeAll: true, resleepBelowBatch: true},
+		{name: "fair-nobatch", raFailBelowBatch: true, wakeBatch: 1},
+		{name: "fair-wakeall", raFailBelowBatch: true, wakeAll: true},
+	}
 )
 
-// AllocPolicies lists the named policies.
-func AllocPolicies() []AllocPolicy {
-	return []AllocPolicy{AllocFair, AllocLegacy, AllocFairNoBatch, AllocFairWakeAll}
+// allocPolicyNames lists the policies' names: the values of Config.Alloc
+// and the alloc tunable.
+func allocPolicyNames() []string {
+	names := make([]string, len(allocPolicies))
+	for i, p := range allocPolicies {
+		names[i] = p.name
+	}
+	return names
 }
 
-// AllocPolicyByName returns the named policy.
-func AllocPolicyByName(name string) (AllocPolicy, bool) {
-	for _, p := range AllocPolicies() {
-		if p.Name == name {
+func allocPolicyByName(name string) (allocPolicy, bool) {
+	for _, p := range allocPolicies {
+		if p.name == name {
 			return p, true
 		}
 	}
-	return AllocPolicy{}, false
+	return allocPolicy{}, false
 }
 
 // A waiter is a task asleep in request allocation, with its parked bio.
 type waiter struct {
-	task       *Task
-	bio        *Bio
-	dir        Dir
-	woken      bool                     // woken and not yet run: wake-one skips it
-	granted    bool                     // got its request: a late resume does nothing
-	cancelled  bool                     // taken back (Submit's ctx ended): a late resume does nothing
-	wake       func(resume func() bool) // the task's Wake when it went to sleep
-	sleptAt    Time                     // first S for this bio
-	prev, next *waiter
+	task      *Task
+	bio       *Bio
+	dir       direction
+	woken     bool                     // woken and not yet run: wake-one skips it
+	granted   bool                     // got its request: a late resume does nothing
+	cancelled bool                     // taken back (Submit's ctx ended): a late resume does nothing
+	wake      func(resume func() bool) // the task's Wake when it went to sleep
+	sleptAt   Time                     // first S for this bio
+	lk        links[waiter]            // on its wait queue
 }
 
-// waitList is a FIFO wait queue.
-type waitList struct {
-	head, tail *waiter
-	n          int
-}
-
-func (l *waitList) push(w *waiter) {
-	w.prev, w.next = l.tail, nil
-	if l.tail != nil {
-		l.tail.next = w
-	} else {
-		l.head = w
-	}
-	l.tail = w
-	l.n++
-}
-
-func (l *waitList) remove(w *waiter) {
-	if w.prev != nil {
-		w.prev.next = w.next
-	} else {
-		l.head = w.next
-	}
-	if w.next != nil {
-		w.next.prev = w.prev
-	} else {
-		l.tail = w.prev
-	}
-	w.prev, w.next = nil, nil
-	l.n--
-}
+func (w *waiter) link() *links[waiter] { return &w.lk }
 
 // allocator is the request pool of one queue.
 type allocator struct {
-	policy AllocPolicy
+	policy allocPolicy
 	nr     int    // nr_requests per direction
 	batch  int    // batch_requests
 	fixed  int    // batch_requests as configured (0: nr/4)
@@ -131,7 +108,7 @@ type allocator struct {
 	spare  []*Request // recycled request structs
 }
 
-func (a *allocator) init(p AllocPolicy, nr, batch int) {
+func (a *allocator) init(p allocPolicy, nr, batch int) {
 	a.policy = p
 	a.nr = nr
 	a.fixed = batch
@@ -154,21 +131,21 @@ func defaultBatch(nr int) int {
 }
 
 func (a *allocator) wakeBatch() int {
-	if a.policy.WakeBatch > 0 {
-		return a.policy.WakeBatch
+	if a.policy.wakeBatch > 0 {
+		return a.policy.wakeBatch
 	}
 	return a.batch
 }
 
-func (a *allocator) queueFor(d Dir) *waitList {
-	if a.policy.SharedWait {
+func (a *allocator) queueFor(d direction) *waitList {
+	if a.policy.sharedWait {
 		return &a.waitq[0]
 	}
 	return &a.waitq[d]
 }
 
 // take returns a free request of direction d, or nil if none is free.
-func (a *allocator) take(d Dir) *Request {
+func (a *allocator) take(d direction) *Request {
 	if a.free[d] <= 0 {
 		return nil
 	}
@@ -185,8 +162,8 @@ func (a *allocator) take(d Dir) *Request {
 }
 
 // readAheadFails reports whether a read-ahead allocation must fail now.
-func (a *allocator) readAheadFails(d Dir) bool {
-	if a.policy.RAFailBelowBatch {
+func (a *allocator) readAheadFails(d direction) bool {
+	if a.policy.raFailBelowBatch {
 		return a.free[d] < a.batch
 	}
 	return a.free[d] <= 0
@@ -194,15 +171,15 @@ func (a *allocator) readAheadFails(d Dir) bool {
 
 // mayRetry reports whether a woken waiter should try to allocate (rather
 // than sleep again at once).
-func (a *allocator) mayRetry(d Dir) bool {
-	if a.policy.ResleepBelowBatch {
+func (a *allocator) mayRetry(d direction) bool {
+	if a.policy.resleepBelowBatch {
 		return a.free[d] >= a.batch
 	}
 	return a.free[d] > 0
 }
 
 // put returns rq to the pool and appends the waiters to wake to wake.
-func (a *allocator) put(rq *Request, d Dir, wake []*waiter) []*waiter {
+func (a *allocator) put(rq *Request, d direction, wake []*waiter) []*waiter {
 	a.free[d]++
 	a.inUse[d]--
 	rq.reset()
@@ -211,18 +188,18 @@ func (a *allocator) put(rq *Request, d Dir, wake []*waiter) []*waiter {
 }
 
 // wakeup wakes sleepers on d's queue if free has reached the wake batch.
-func (a *allocator) wakeup(d Dir, wake []*waiter) []*waiter {
+func (a *allocator) wakeup(d direction, wake []*waiter) []*waiter {
 	if a.free[d] < a.wakeBatch() {
 		return wake
 	}
 	q := a.queueFor(d)
-	for w := q.head; w != nil; w = w.next {
+	for w := q.Front(); w != nil; w = w.lk.next {
 		if w.woken {
 			continue
 		}
 		w.woken = true
 		wake = append(wake, w)
-		if !a.policy.WakeAll {
+		if !a.policy.wakeAll {
 			break
 		}
 	}
@@ -233,18 +210,18 @@ func (a *allocator) wakeup(d Dir, wake []*waiter) []*waiter {
 // policy's wait queues (one shared queue or one per direction) in the order
 // they went to sleep; one already woken stays woken (its resume is on its
 // way), so none is lost and none is woken twice.
-func (a *allocator) setPolicy(p AllocPolicy) {
+func (a *allocator) setPolicy(p allocPolicy) {
 	var all []*waiter
 	for i := range a.waitq {
-		for w := a.waitq[i].head; w != nil; w = a.waitq[i].head {
-			a.waitq[i].remove(w)
+		for w := a.waitq[i].Front(); w != nil; w = a.waitq[i].Front() {
+			a.waitq[i].Remove(w)
 			all = append(all, w)
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].sleptAt < all[j].sleptAt })
 	a.policy = p
 	for _, w := range all {
-		a.queueFor(w.dir).push(w)
+		a.queueFor(w.dir).PushBack(w)
 	}
 }
 
@@ -260,5 +237,5 @@ func (a *allocator) setNr(nr int) {
 
 // sleepers returns the number of tasks asleep in allocation.
 func (a *allocator) sleepers() int {
-	return a.waitq[0].n + a.waitq[1].n
+	return a.waitq[0].Len() + a.waitq[1].Len()
 }

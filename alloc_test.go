@@ -7,7 +7,7 @@ import (
 
 // pressure sets up a queue whose device holds every request until told,
 // with nr_requests 8 (batch 2), and fills the read pool from task a.
-func pressure(t *testing.T, p AllocPolicy) (*harness, *Task) {
+func pressure(t *testing.T, p string) (*harness, *Task) {
 	h := newHarness(t, 8, Config{Scheduler: "none", NrRequests: 8, Alloc: p})
 	h.dev.manual = true
 	a := NewTask(1, "a")
@@ -16,7 +16,7 @@ func pressure(t *testing.T, p AllocPolicy) (*harness, *Task) {
 			t.Fatalf("task a slept on request %d with the pool not empty", i)
 		}
 	}
-	if got := h.q.Pool().Free[DirRead]; got != 0 {
+	if got := h.q.Pool().Free[dirRead]; got != 0 {
 		t.Fatalf("free reads = %d after 8 allocations, want 0", got)
 	}
 	return h, a
@@ -61,13 +61,13 @@ func drain(h *harness, tasks ...*sleeper) {
 }
 
 func TestFairSleepsOnlyWhenPoolEmpty(t *testing.T) {
-	h, a := pressure(t, AllocFair)
+	h, a := pressure(t, "fair")
 	b := newSleeper(2)
 	if _, ok := h.submit(b.Task, OpRead, 5000, 8); ok {
 		t.Fatal("task b did not sleep with no free request")
 	}
-	if h.rec.count[ActSleepRq] != 1 {
-		t.Fatalf("S events = %d, want 1", h.rec.count[ActSleepRq])
+	if h.rec.count[actSleepRq] != 1 {
+		t.Fatalf("S events = %d, want 1", h.rec.count[actSleepRq])
 	}
 	// Writes have their own pool: a writer is not held up by readers.
 	if _, ok := h.submit(a, OpWrite, 9000, 8); !ok {
@@ -78,7 +78,7 @@ func TestFairSleepsOnlyWhenPoolEmpty(t *testing.T) {
 }
 
 func TestFairWakesOneWaiterAtBatchInFIFOOrder(t *testing.T) {
-	h, _ := pressure(t, AllocFair)
+	h, _ := pressure(t, "fair")
 	s := []*sleeper{newSleeper(2), newSleeper(3), newSleeper(4)}
 	for i, x := range s {
 		if _, ok := h.submit(x.Task, OpRead, uint64(10000+i*100), 8); ok {
@@ -106,11 +106,11 @@ func TestFairWakesOneWaiterAtBatchInFIFOOrder(t *testing.T) {
 			len(s[0].resumes), len(s[1].resumes), len(s[2].resumes))
 	}
 	s[0].resume()
-	if s[0].Asleep() {
+	if s[0].asleep() {
 		t.Fatal("woken sleeper 0 did not get a request")
 	}
-	st := h.q.TaskStats(s[0].Task)
-	if st.Sleeps != 1 || st.Wakeups != 1 || st.Waits != 1 || st.WaitMax != 0 {
+	st := h.rec.counts(s[0].Task.PID)
+	if st.sleeps != 1 || st.wakeups != 1 || st.waits != 1 || st.waitMax != 0 {
 		t.Fatalf("sleeper 0 stats %+v, want 1 sleep, 1 wake-up, 1 wait", st)
 	}
 	drain(h, s...)
@@ -118,7 +118,7 @@ func TestFairWakesOneWaiterAtBatchInFIFOOrder(t *testing.T) {
 }
 
 func TestFairWokenTaskTakesRequestsUntilPoolEmpty(t *testing.T) {
-	h, _ := pressure(t, AllocFair)
+	h, _ := pressure(t, "fair")
 	b := newSleeper(2)
 	if _, ok := h.submit(b.Task, OpRead, 20000, 8); ok {
 		t.Fatal("b did not sleep")
@@ -141,7 +141,7 @@ func TestFairWokenTaskTakesRequestsUntilPoolEmpty(t *testing.T) {
 }
 
 func TestFairReadAheadFailsBelowBatch(t *testing.T) {
-	h, a := pressure(t, AllocFair)
+	h, a := pressure(t, "fair")
 	h.dev.completeOne() // free 1 < batch 2
 	ra := h.bio(OpRead, 7777, 8)
 	ra.Flags = FlagReadAhead
@@ -152,7 +152,7 @@ func TestFairReadAheadFailsBelowBatch(t *testing.T) {
 	if !errors.Is(h.errs[ra], ErrReadAheadDropped) {
 		t.Fatalf("read-ahead at free 1 < batch: err %v, want ErrReadAheadDropped", h.errs[ra])
 	}
-	if got := h.q.TaskStats(a).Dropped; got != 1 {
+	if got := h.rec.counts(a.PID).dropped; got != 1 {
 		t.Fatalf("dropped = %d, want 1", got)
 	}
 	h.dev.completeOne() // free 2 = batch: read-ahead allowed
@@ -167,7 +167,7 @@ func TestFairReadAheadFailsBelowBatch(t *testing.T) {
 }
 
 func TestLegacyReadAheadFailsOnlyWhenEmpty(t *testing.T) {
-	h, a := pressure(t, AllocLegacy)
+	h, a := pressure(t, "legacy")
 	h.dev.completeOne() // free 1 < batch, but not empty
 	ra := h.bio(OpRead, 7777, 8)
 	ra.Flags = FlagReadAhead
@@ -180,7 +180,7 @@ func TestLegacyReadAheadFailsOnlyWhenEmpty(t *testing.T) {
 }
 
 func TestLegacyWakesAllAndWokenTasksResleepBelowBatch(t *testing.T) {
-	h, a := pressure(t, AllocLegacy)
+	h, a := pressure(t, "legacy")
 	s := []*sleeper{newSleeper(2), newSleeper(3), newSleeper(4)}
 	// One wait queue for both directions: a writer sleeps on it too once
 	// the write pool is empty.
@@ -204,10 +204,10 @@ func TestLegacyWakesAllAndWokenTasksResleepBelowBatch(t *testing.T) {
 	// Free is now 1 < batch: the first woken task goes back to sleep
 	// without taking the last request.
 	s[0].resume()
-	if !s[0].Asleep() {
+	if !s[0].asleep() {
 		t.Fatal("legacy: woken task took a request with free < batch")
 	}
-	if got := h.q.TaskStats(s[0].Task).Sleeps; got != 2 {
+	if got := h.rec.counts(s[0].Task.PID).sleeps; got != 2 {
 		t.Fatalf("legacy: sleeps = %d, want 2", got)
 	}
 	drain(h, s...)
@@ -215,7 +215,7 @@ func TestLegacyWakesAllAndWokenTasksResleepBelowBatch(t *testing.T) {
 }
 
 func TestWakeAllVariantWakesEveryone(t *testing.T) {
-	h, _ := pressure(t, AllocFairWakeAll)
+	h, _ := pressure(t, "fair-wakeall")
 	s := []*sleeper{newSleeper(2), newSleeper(3)}
 	for i, x := range s {
 		h.submit(x.Task, OpRead, uint64(10000+i*100), 8)
@@ -230,7 +230,7 @@ func TestWakeAllVariantWakesEveryone(t *testing.T) {
 }
 
 func TestNoBatchVariantWakesOnEveryRelease(t *testing.T) {
-	h, _ := pressure(t, AllocFairNoBatch)
+	h, _ := pressure(t, "fair-nobatch")
 	s := []*sleeper{newSleeper(2), newSleeper(3)}
 	for i, x := range s {
 		h.submit(x.Task, OpRead, uint64(10000+i*100), 8)
@@ -244,7 +244,7 @@ func TestNoBatchVariantWakesOnEveryRelease(t *testing.T) {
 }
 
 func TestNrRequestsChangeUnderLoadConservesRequests(t *testing.T) {
-	h, _ := pressure(t, AllocFair)
+	h, _ := pressure(t, "fair")
 	b := newSleeper(2)
 	h.submit(b.Task, OpRead, 20000, 8)
 	if err := h.q.SetAttr("nr_requests", "4"); err != nil {
@@ -269,8 +269,7 @@ func TestNrRequestsChangeUnderLoadConservesRequests(t *testing.T) {
 func TestAllocPolicySwitchKeepsSleepers(t *testing.T) {
 	for _, sw := range [][2]string{{"fair", "legacy"}, {"legacy", "fair"}, {"fair", "fair-wakeall"}} {
 		t.Run(sw[0]+"->"+sw[1], func(t *testing.T) {
-			p, _ := AllocPolicyByName(sw[0])
-			h, _ := pressure(t, p)
+			h, _ := pressure(t, sw[0])
 			s := []*sleeper{newSleeper(2), newSleeper(3)}
 			h.submit(s[0].Task, OpRead, 10000, 8)
 			h.submit(s[1].Task, OpWrite, 20000, 8) // write pool is free: no sleep
@@ -315,7 +314,7 @@ func TestBatchRequestsConfigured(t *testing.T) {
 // the next sleeper is woken, the cancelled bio ends once with the
 // cancellation error, and its late resume does nothing.
 func TestCancelledWokenSleeperPassesItsWakeUpOn(t *testing.T) {
-	h, _ := pressure(t, AllocFair)
+	h, _ := pressure(t, "fair")
 	s1, s2 := newSleeper(2), newSleeper(3)
 	b1, ok1 := h.submit(s1.Task, OpRead, 5000, 8)
 	_, ok2 := h.submit(s2.Task, OpRead, 6000, 8)
@@ -337,10 +336,10 @@ func TestCancelledWokenSleeperPassesItsWakeUpOn(t *testing.T) {
 	if h.ended[b1] != 1 || !errors.Is(h.errs[b1], errGone) {
 		t.Fatalf("cancelled bio: ended %d times with %v", h.ended[b1], h.errs[b1])
 	}
-	if s1.Asleep() {
+	if s1.asleep() {
 		t.Fatal("cancelled task still asleep")
 	}
-	if s1.resume(); h.q.TaskStats(s1.Task).Waits != 0 {
+	if s1.resume(); h.rec.counts(s1.Task.PID).waits != 0 {
 		t.Fatal("a late resume of the cancelled sleep allocated a request")
 	}
 	if h.q.cancelWait(s2.Task, nil, errGone) {

@@ -95,7 +95,7 @@ func TestConfigOutOfBoundsIsAnError(t *testing.T) {
 		name string
 	}{
 		{Config{NrRequests: -1}, "nr_requests"},
-		{Config{NrRequests: MaxNrRequests + 1}, "nr_requests"},
+		{Config{NrRequests: maxNrRequests + 1}, "nr_requests"},
 		{Config{MaxSectors: 7}, "max_sectors"},
 		{Config{MaxSectors: 2*maxHWSectorsKB + 1}, "max_sectors"},
 		{Config{ReadAheadKB: -1}, "read_ahead_kb"},
@@ -110,8 +110,8 @@ func TestConfigOutOfBoundsIsAnError(t *testing.T) {
 		}
 	}
 	h := newHarness(t, 1, Config{NrRequests: 2, ReadAheadKB: 130})
-	if p := h.q.Pool(); p.NrRequests != MinNrRequests {
-		t.Errorf("nr_requests 2: pool of %d, want %d", p.NrRequests, MinNrRequests)
+	if p := h.q.Pool(); p.NrRequests != minNrRequests {
+		t.Errorf("nr_requests 2: pool of %d, want %d", p.NrRequests, minNrRequests)
 	}
 	if v, _ := h.q.Attr("read_ahead_kb"); v != "128" {
 		t.Errorf("read_ahead_kb 130: reads back %s, want 128 (whole pages)", v)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/device"
-	_ "github.com/blkq-dev/blkq/iosched/deadline"
 	"github.com/blkq-dev/blkq/sim"
 )
 

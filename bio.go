@@ -5,8 +5,8 @@ package blkq
 // exactly once, through EndIO, when the request that carries it completes.
 //
 // Every bio handed to Enqueue or Submit ends exactly once, whatever
-// happens: refused at once (ErrClosed, ErrBadBio, ErrBeyondEnd,
-// ErrReadAheadDropped, ErrTaskAsleep), taken back because Submit's context
+// happens: refused at once (ErrBadBio, ErrBeyondEnd, ErrReadAheadDropped;
+// a closed queue's and a sleeping task's errors wrap ENODEV and EBUSY), taken back because Submit's context
 // ended before it was queued (the context's error), or completed by the
 // device (nil or the device's error). See Queue.Submit.
 //
@@ -40,13 +40,10 @@ type Bio struct {
 }
 
 // End returns the sector just past the bio.
-func (b *Bio) End() uint64 { return b.Sector + uint64(b.Sectors) }
+func (b *Bio) end() uint64 { return b.Sector + uint64(b.Sectors) }
 
 // Bytes returns the bio's length in bytes.
 func (b *Bio) Bytes() int64 { return int64(b.Sectors) << SectorShift }
-
-// Task returns the submitter the bio was submitted by.
-func (b *Bio) Task() *Task { return b.task }
 
 // mergeable reports whether the bio may be merged at all.
 func (b *Bio) mergeable() bool {

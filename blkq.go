@@ -4,12 +4,45 @@
 // device at its queue depth; completions flow back and end every bio exactly
 // once.
 //
-// The Queue is a state machine that never blocks and never reads the wall
-// clock itself: it takes a Clock. In simulation the clock is virtual and the
-// whole run is deterministic; against a real file the clock is the wall clock
-// and callers are real goroutines (see ReadAt, WriteAt, Submit).
+// # Using it
 //
-// Sizes and positions are in 512-byte sectors unless a name says bytes.
+// New puts a Queue in front of a Device (a file, a null device, a
+// simulated disk) driven by a Clock: NewRealClock for real files and
+// goroutines, a virtual clock (package sim) for deterministic simulation.
+// The zero Config is Linux's defaults: mq-deadline (Linux's default
+// scheduler for a single-queue device), 128 requests per direction,
+// 1280 KiB requests, the 2.4.18 "fair" allocation rules. The schedulers
+// none, mq-deadline and the 2.4 linus elevator are built in; choose one by
+// name (Config.Scheduler, or the "scheduler" tunable under load).
+//
+// Goroutines use the blocking calls: ReadAt and WriteAt (io.ReaderAt and
+// io.WriterAt), Flush, and Submit for a Bio of their own (it blocks only
+// while no request is free; Bio.EndIO reports the completion; WithTask
+// makes several calls one submitter, sharing a Plug).
+//
+// Event-loop programs use Enqueue, which never blocks: a Task that must
+// sleep for a request stops, and the queue calls its Wake when it may go
+// on.
+//
+// Tunables are read and written by their Linux names with Attr and
+// SetAttr ("nr_requests", "nomerges", "iosched/fifo_batch", ...), with
+// Linux's parsing and bounds, while I/O runs.
+//
+// # One event stream
+//
+// Every transition of a bio or request is an Event (Q, M, F, S, W, G, P,
+// U, I, D, C) given to the Tracers added with AddTracer, under the
+// queue's lock and in order. Everything blkq reports is computed from
+// that stream and nothing else: DiskStats (/sys/block/<dev>/stat), the
+// blktrace writer and btt metrics (package trace), the per-job sleeps,
+// wake-ups and dropped read-aheads (package engine). Hold times of the
+// queue lock are measured by a Config.LockHook (package lockstat), so the
+// core itself imports only the standard library.
+//
+// The Queue is a state machine that never blocks and never reads the wall
+// clock itself; callbacks (EndIO, Wake, timers) run after its lock is
+// released. Sizes and positions are in 512-byte sectors unless a name says
+// bytes.
 package blkq
 
 import "fmt"
@@ -52,30 +85,30 @@ func (o Op) String() string {
 	return fmt.Sprintf("op(%d)", uint8(o))
 }
 
-// Dir is a request-allocation direction: Linux 2.4 keeps separate free
+// direction is a request-allocation direction: Linux 2.4 keeps separate free
 // lists and wait queues for reads and for everything else.
-type Dir uint8
+type direction uint8
 
 // The two allocation directions.
 const (
-	DirRead Dir = iota
-	DirWrite
+	dirRead direction = iota
+	dirWrite
 )
 
-func (d Dir) String() string {
-	if d == DirRead {
+func (d direction) String() string {
+	if d == dirRead {
 		return "read"
 	}
 	return "write"
 }
 
-// Dir returns the allocation direction of the op: reads use the read pool,
+// dir returns the allocation direction of the op: reads use the read pool,
 // writes, flushes and discards the write pool.
-func (o Op) Dir() Dir {
+func (o Op) dir() direction {
 	if o == OpRead {
-		return DirRead
+		return dirRead
 	}
-	return DirWrite
+	return dirWrite
 }
 
 // Flags modify a bio (Linux REQ_* flags).

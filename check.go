@@ -2,46 +2,56 @@ package blkq
 
 import "fmt"
 
-// TaskStats returns t's request-allocation counters.
-func (q *Queue) TaskStats(t *Task) TaskStats {
-	q.lock()
-	defer q.release()
-	return t.stats
-}
-
-// PoolStats is a snapshot of the request pool.
-type PoolStats struct {
+// poolStats is a snapshot of the request pool, for Check's errors and
+// the tests.
+type poolStats struct {
 	NrRequests int    // per direction
 	Batch      int    // batch_requests
-	Free       [2]int // by Dir
-	InUse      [2]int // by Dir
+	Free       [2]int // by direction (read, write)
+	InUse      [2]int // by direction
 	Sleepers   int    // tasks asleep in allocation
 	Queued     int    // requests in the elevator
 	InFlight   int    // requests issued to the device
 }
 
-// Pool returns a snapshot of the request pool.
-func (q *Queue) Pool() PoolStats {
-	q.lock()
-	defer q.release()
-	return PoolStats{NrRequests: q.alloc.nr, Batch: q.alloc.batch, Free: q.alloc.free, InUse: q.alloc.inUse,
+func (q *Queue) pool() poolStats {
+	return poolStats{NrRequests: q.alloc.nr, Batch: q.alloc.batch, Free: q.alloc.free, InUse: q.alloc.inUse,
 		Sleepers: q.alloc.sleepers(), Queued: q.elv.Len(), InFlight: q.inflight}
 }
 
-// CheckInvariants verifies the request-conservation rules: per direction,
-// free + in use = nr_requests; nothing in use when the queue is idle and no
-// task holds plugged requests; the elevator and device never hold more than
-// is in use. Tests call it after every scenario.
-func (q *Queue) CheckInvariants() error {
+// idle reports whether the queue holds no request at all: none plugged,
+// queued, in flight, or waited for.
+func (q *Queue) idle() bool {
+	return q.alloc.inUse[0]+q.alloc.inUse[1] == 0 && q.alloc.sleepers() == 0
+}
+
+// Check verifies the queue's request-conservation rules: per direction,
+// free + in use = nr_requests; the elevator and the device never hold
+// more than is in use; the back-merge hash holds only queued requests.
+// With wantIdle it also requires that the queue holds no request at all
+// (none plugged, queued, in flight or waited for), as after a run whose
+// bios have all ended. The error describes the pool. Runners call it
+// after a run; it takes the queue lock.
+func (q *Queue) Check(wantIdle bool) error {
 	q.lock()
 	defer q.release()
+	if err := q.checkInvariants(); err != nil {
+		return err
+	}
+	if wantIdle && !q.idle() {
+		return fmt.Errorf("blkq: queue not idle: %+v", q.pool())
+	}
+	return nil
+}
+
+func (q *Queue) checkInvariants() error {
 	a := &q.alloc
 	for d := range 2 {
 		if a.free[d]+a.inUse[d] != a.nr {
-			return fmt.Errorf("blkq: %v requests: free %d + in use %d != nr_requests %d", Dir(d), a.free[d], a.inUse[d], a.nr)
+			return fmt.Errorf("blkq: %v requests: free %d + in use %d != nr_requests %d", direction(d), a.free[d], a.inUse[d], a.nr)
 		}
 		if a.inUse[d] < 0 {
-			return fmt.Errorf("blkq: %v requests: in use %d < 0", Dir(d), a.inUse[d])
+			return fmt.Errorf("blkq: %v requests: in use %d < 0", direction(d), a.inUse[d])
 		}
 	}
 	if q.inflight < 0 || q.inflight > q.dev.Depth() {
@@ -52,18 +62,10 @@ func (q *Queue) CheckInvariants() error {
 	}
 	for key, rq := range q.hash {
 		for ; rq != nil; rq = rq.hashNext {
-			if rq.End() != key || !rq.onHash || rq.state != rqQueued {
+			if rq.end() != key || !rq.onHash || rq.state != rqQueued {
 				return fmt.Errorf("blkq: hash entry %d: request %d+%d state %d onHash %v", key, rq.Sector, rq.Sectors, rq.state, rq.onHash)
 			}
 		}
 	}
 	return nil
-}
-
-// Idle reports whether the queue holds no request at all: none plugged,
-// queued, in flight, or waited for.
-func (q *Queue) Idle() bool {
-	q.lock()
-	defer q.release()
-	return q.alloc.inUse[0]+q.alloc.inUse[1] == 0 && q.alloc.sleepers() == 0
 }

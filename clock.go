@@ -4,7 +4,7 @@ import "time"
 
 // A Clock gives the queue and everything driven by it the time and timers.
 // The simulator's clock is virtual and advances event by event (package sim);
-// RealClock is the wall clock.
+// NewRealClock gives the wall clock.
 type Clock interface {
 	// Now returns the current time in ns since the clock's start.
 	Now() Time
@@ -14,16 +14,16 @@ type Clock interface {
 	AfterFunc(d time.Duration, f func()) (stop func() bool)
 }
 
-// RealClock is the wall clock, read through the monotonic time.Since.
-type RealClock struct{ start time.Time }
+// realClock is the wall clock, read through the monotonic time.Since.
+type realClock struct{ start time.Time }
 
 // NewRealClock returns a wall clock whose time 0 is now.
-func NewRealClock() *RealClock { return &RealClock{start: time.Now()} }
+func NewRealClock() Clock { return &realClock{start: time.Now()} }
 
 // Now returns the ns elapsed since the clock was made.
-func (c *RealClock) Now() Time { return Time(time.Since(c.start)) }
+func (c *realClock) Now() Time { return Time(time.Since(c.start)) }
 
 // AfterFunc runs f on its own goroutine after d (time.AfterFunc).
-func (c *RealClock) AfterFunc(d time.Duration, f func()) func() bool {
+func (c *realClock) AfterFunc(d time.Duration, f func()) func() bool {
 	return time.AfterFunc(d, f).Stop
 }

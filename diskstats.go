@@ -8,7 +8,9 @@ package blkq
 // completion (C): read/write ticks sum that time per request, io_ticks is
 // the time with at least one request in flight and time_in_queue the
 // integral of the in-flight count. Merges count bios merged into an
-// existing request (M and F) and queued requests joined into one.
+// existing request (M and F with a bio) and queued requests joined into
+// one (M without a bio), as /proc/diskstats does, so they equal the M and
+// F count of the trace.
 //
 // Reading while I/O runs: the queue updates the counters under its lock
 // (Trace runs there), so once the DiskStats is added to a queue with
@@ -56,23 +58,26 @@ func (s *DiskStats) Snapshot() DiskStats {
 // Trace updates the counters with one event.
 func (s *DiskStats) Trace(e *Event) {
 	switch e.Action {
-	case ActGetRq:
+	case actGetRq:
 		s.advance(e.Time)
 		s.InFlight++
-	case ActBackMerge, ActFrontMerge:
+	case actBackMerge, actFrontMerge:
 		s.advance(e.Time)
 		s.Merges[e.Op]++
-	case ActMergeRequests:
-		// The absorbed request is no longer in flight; Linux counts
-		// the join as a merge.
-		s.advance(e.Time)
-		s.InFlight--
-		s.Merges[e.Op]++
-	case ActIssue:
+		if e.Bio == nil {
+			// A request merge: the absorbed request is no longer in
+			// flight, and Linux counts the join as a merge
+			// (blk_account_io_merge_request).
+			s.InFlight--
+		}
+	case actIssue:
 		s.Dispatched++
-	case ActSleepRq:
+	case actSleepRq:
 		s.Sleeps++
-	case ActComplete:
+	case actComplete:
+		if e.Rq == nil {
+			return // a dropped read-ahead: it never had a request
+		}
 		s.advance(e.Time)
 		s.InFlight--
 		if e.Err == nil {

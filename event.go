@@ -1,72 +1,54 @@
 package blkq
 
-// Action is what happened to a bio or request: the blktrace action, named
-// by its blkparse letter.
-type Action uint8
+// Action is what happened to a bio or request: the letter of the
+// blktrace action as blkparse prints it ('Q', 'M', 'F', 'G', 'S', 'I',
+// 'D', 'C', 'P', 'U', 'R'), plus one of blkq's own, 'W'. Compare it with a
+// character (e.Action == 'Q'); print it with %c. One byte, so an event
+// stays small and holds no pointer for it. In the order of an I/O's life
+// (docs/design.md):
+//
+//	Q  the queue got the bio
+//	M  the bio merged at the back of a request; or, with no Bio, a queued
+//	   request merged into the one before it (Linux 5.11+ traces that
+//	   request merge as an M for the request merged away)
+//	F  the bio merged at the front of a request
+//	S  no request free: the submitter sleeps
+//	W  a sleeper was woken (blkq's own; no blktrace record)
+//	G  a request was allocated for the bio
+//	P  the submitter's plug got its first request
+//	U  the plug was flushed (Depth = requests released)
+//	I  the request was inserted into the elevator
+//	D  issued to the device
+//	C  completed; with no Rq, a read-ahead bio dropped at once under
+//	   request pressure (Err is ErrReadAheadDropped, which wraps EAGAIN)
+//	R  requeued (a trace may hold it; this queue never requeues)
+type Action byte
 
-// The actions blkq emits, in the order of an I/O's life (docs/design.md).
+// The actions the queue emits.
 const (
-	ActQueue      Action = iota + 1 // Q: the queue got the bio
-	ActBackMerge                    // M: bio merged at the back of a request
-	ActFrontMerge                   // F: bio merged at the front of a request
-	ActGetRq                        // G: a request was allocated for the bio
-	ActSleepRq                      // S: no request free; the submitter sleeps
-	ActRequeue                      // R: a request was requeued
-	ActIssue                        // D: issued to the device
-	ActComplete                     // C: the device completed the request
-	ActPlug                         // P: the submitter's plug got its first request
-	ActUnplug                       // U: the plug was flushed (Depth = requests released)
-	_                               // UT: timer unplug (2.6 legacy; not emitted)
-	ActInsert                       // I: inserted into the elevator
-
-	// ActMergeRequests: two queued requests became one (Rq absorbed the
-	// request described by Sector/Sectors, which is freed). Linux counts
-	// it in the disk statistics but has no blktrace action for it, so
-	// blktrace writers skip it.
-	ActMergeRequests Action = 64
+	actQueue      Action = 'Q'
+	actBackMerge  Action = 'M'
+	actFrontMerge Action = 'F'
+	actGetRq      Action = 'G'
+	actSleepRq    Action = 'S'
+	actWake       Action = 'W'
+	actIssue      Action = 'D'
+	actComplete   Action = 'C'
+	actPlug       Action = 'P'
+	actUnplug     Action = 'U'
+	actInsert     Action = 'I'
 )
-
-// Letter returns the blkparse letter of the action.
-func (a Action) Letter() string {
-	switch a {
-	case ActQueue:
-		return "Q"
-	case ActBackMerge:
-		return "M"
-	case ActFrontMerge:
-		return "F"
-	case ActGetRq:
-		return "G"
-	case ActSleepRq:
-		return "S"
-	case ActRequeue:
-		return "R"
-	case ActIssue:
-		return "D"
-	case ActComplete:
-		return "C"
-	case ActPlug:
-		return "P"
-	case ActUnplug:
-		return "U"
-	case ActInsert:
-		return "I"
-	case ActMergeRequests:
-		return "m"
-	}
-	return "?"
-}
-
-func (a Action) String() string { return a.Letter() }
 
 // An Event is one transition in the life of an I/O. Every statistic and
 // report blkq prints is computed from the stream of events, so no stage
 // keeps counters that could disagree with the trace.
 //
-// Bio is set for Q, M, F, S and G (the bio that caused the event); Rq for
-// M, F, G, I, D and C (after a merge, the request merged into). Sector,
-// Sectors, Op and Flags describe the bio for Q/M/F/S/G and the request for
-// I/D/C.
+// Bio is set for Q, M, F, S, W and G (the bio that caused the event, or
+// the sleeper's parked bio) and for a dropped read-ahead's C; Rq for M, F,
+// G, I, D and C (after a merge, the request merged into). Sector, Sectors,
+// Op and Flags describe the bio for Q/M/F/S/W/G and a dropped C, the
+// request for I/D/C, and the request merged away for a request merge's M
+// (Bio nil).
 type Event struct {
 	Time    Time
 	Action  Action
@@ -75,6 +57,7 @@ type Event struct {
 	Sector  uint64
 	Sectors uint32
 	PID     int
+	Task    *Task // the submitter, if known (its PID and Name)
 	Bio     *Bio
 	Rq      *Request
 	// Depth is, for U, the number of requests released from the plug; for

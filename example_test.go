@@ -9,7 +9,7 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/device"
-	_ "github.com/blkq-dev/blkq/iosched/deadline" // registers mq-deadline
+	"github.com/blkq-dev/blkq/sim"
 )
 
 // openTemp opens a queue on a fresh 16 MiB file.
@@ -22,7 +22,7 @@ func openTemp() (*blkq.Queue, func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	q, err := blkq.New(dev, blkq.NewRealClock(), blkq.Config{Scheduler: "mq-deadline"})
+	q, err := blkq.New(dev, blkq.NewRealClock(), blkq.Config{}) // mq-deadline: Linux's default
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func ExampleQueue_SetAttr() {
 		fmt.Printf("%s: %s\n", name, v)
 	}
 	// Output:
-	// scheduler: [mq-deadline] none
+	// scheduler: linus [mq-deadline] none
 	// nomerges: 1
 	// nr_requests: 64
 	// batch_requests: 16
@@ -99,11 +99,45 @@ func ExampleQueue_SetAttr() {
 	// iosched/read_expire: 500
 }
 
-// Pool reports the request pool: free and in-use requests per direction.
-func ExampleQueue_Pool() {
-	q, done := openTemp()
-	defer done()
-	p := q.Pool()
-	fmt.Printf("nr_requests=%d batch=%d free=%v in use=%v\n", p.NrRequests, p.Batch, p.Free, p.InUse)
-	// Output: nr_requests=128 batch=32 free=[128 128] in use=[0 0]
+// An event-loop program (here the simulator's virtual clock) uses
+// Enqueue, which never blocks: when no request is free the task sleeps,
+// Enqueue returns false, and the queue calls the task's Wake when it may
+// go on. Every figure comes from the event stream: here a count of the
+// actions (Q queued, G got a request, S slept, W woken, C completed).
+func ExampleQueue_Enqueue() {
+	loop := sim.NewLoop()
+	q, err := blkq.New(device.NewNull(loop, 1<<20, 1), loop, blkq.Config{NrRequests: 4})
+	if err != nil {
+		log.Fatal(err)
+	}
+	count := map[blkq.Action]int{}
+	q.AddTracer(blkq.TracerFunc(func(e *blkq.Event) { count[e.Action]++ }))
+
+	t := blkq.NewTask(1, "reader")
+	next := 0
+	var submit func()
+	submit = func() {
+		for next < 16 {
+			b := &blkq.Bio{Op: blkq.OpRead, Sector: uint64(next) * 64, Sectors: 8}
+			next++
+			if !q.Enqueue(t, b) {
+				return // asleep: Wake resumes the task
+			}
+		}
+	}
+	t.Wake = func(resume func() bool) {
+		loop.Post(func() {
+			if resume() { // got its request: the parked bio is queued
+				submit()
+			}
+		})
+	}
+	loop.Post(submit)
+	loop.Run()
+	scheduler, _ := q.Attr("scheduler")
+	fmt.Printf("scheduler %s: Q=%d G=%d S=%d W=%d C=%d\n", scheduler, count['Q'], count['G'], count['S'], count['W'], count['C'])
+	if err := q.Check(true); err != nil {
+		log.Fatal(err)
+	}
+	// Output: scheduler linus [mq-deadline] none: Q=16 G=16 S=6 W=6 C=16
 }

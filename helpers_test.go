@@ -2,6 +2,7 @@ package blkq
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -129,7 +130,7 @@ func (r *recorder) Trace(e *Event) {
 func (r *recorder) letters() string {
 	s := ""
 	for _, e := range r.events {
-		s += e.Action.Letter()
+		s += string(rune(e.Action))
 	}
 	return s
 }
@@ -193,4 +194,42 @@ func (h *harness) finish() {
 	if !h.q.Idle() {
 		h.t.Errorf("queue not idle at the end: %+v", h.q.Pool())
 	}
+}
+
+// taskCounts are a task's allocation figures, derived from the events as
+// every consumer of the stream derives them.
+type taskCounts struct {
+	sleeps, wakeups, waits, dropped int
+	waitMax                         Time
+}
+
+// counts derives pid's figures from the recorded events: S, W, G after a
+// sleep (a wait, with its S2G time), and C without a request (a dropped
+// read-ahead).
+func (r *recorder) counts(pid int) taskCounts {
+	var c taskCounts
+	asleep := false
+	for _, e := range r.events {
+		if e.PID != pid {
+			continue
+		}
+		switch e.Action {
+		case actSleepRq:
+			c.sleeps++
+			asleep = true
+		case actWake:
+			c.wakeups++
+		case actGetRq:
+			if asleep {
+				c.waits++
+				c.waitMax = max(c.waitMax, e.Wait)
+				asleep = false
+			}
+		case actComplete:
+			if errors.Is(e.Err, ErrReadAheadDropped) {
+				c.dropped++
+			}
+		}
+	}
+	return c
 }

@@ -25,10 +25,10 @@ const plugFlushBytes = 128 << 10 // BLK_PLUG_FLUSH_SIZE
 
 // hashAdd puts a queued request on the back-merge hash.
 func (q *Queue) hashAdd(rq *Request) {
-	if q.cfg.NoMerges != 0 || !rq.Mergeable() || rq.onHash {
+	if q.cfg.NoMerges != 0 || !rq.mergeable() || rq.onHash {
 		return
 	}
-	key := rq.End()
+	key := rq.end()
 	rq.hashNext = q.hash[key]
 	q.hash[key] = rq
 	rq.onHash = true
@@ -39,7 +39,7 @@ func (q *Queue) hashDel(rq *Request) {
 	if !rq.onHash {
 		return
 	}
-	key := rq.End()
+	key := rq.end()
 	p := q.hash[key]
 	if p == rq {
 		if rq.hashNext == nil {
@@ -72,18 +72,18 @@ func (q *Queue) hashFind(sector uint64, op Op) *Request {
 // bioMergeOK reports whether b may join rq (either end), size and flags
 // permitting.
 func (q *Queue) bioMergeOK(rq *Request, b *Bio) bool {
-	return rq.Mergeable() && rq.Op == b.Op && rq.Sectors+b.Sectors <= q.cfg.MaxSectors
+	return rq.mergeable() && rq.Op == b.Op && rq.Sectors+b.Sectors <= q.cfg.MaxSectors
 }
 
 // elvMerge tries the one-hit cache, the hash and the elevator's front
 // merge for b.
 func (q *Queue) elvMerge(b *Bio) bool {
-	if rq := q.lastMerge; rq != nil && rq.state == rqQueued && q.bioMergeOK(rq, b) && q.elv.AllowMerge(rq, b) {
-		if rq.End() == b.Sector {
+	if rq := q.lastMerge; rq != nil && rq.state == rqQueued && q.bioMergeOK(rq, b) && q.allowMerge(rq, b) {
+		if rq.end() == b.Sector {
 			q.backMerge(rq, b)
 			return true
 		}
-		if b.End() == rq.Sector {
+		if b.end() == rq.Sector {
 			q.frontMerge(rq, b)
 			return true
 		}
@@ -91,11 +91,11 @@ func (q *Queue) elvMerge(b *Bio) bool {
 	if q.cfg.NoMerges == 1 {
 		return false
 	}
-	if rq := q.hashFind(b.Sector, b.Op); rq != nil && q.bioMergeOK(rq, b) && q.elv.AllowMerge(rq, b) {
+	if rq := q.hashFind(b.Sector, b.Op); rq != nil && q.bioMergeOK(rq, b) && q.allowMerge(rq, b) {
 		q.backMerge(rq, b)
 		return true
 	}
-	if rq := q.elv.FrontMerge(b.End(), b.Op); rq != nil && q.bioMergeOK(rq, b) && q.elv.AllowMerge(rq, b) {
+	if rq := q.elvFrontMerge(b.end(), b.Op); rq != nil && q.bioMergeOK(rq, b) && q.allowMerge(rq, b) {
 		q.frontMerge(rq, b)
 		return true
 	}
@@ -123,9 +123,9 @@ func prependBio(rq *Request, b *Bio) {
 func (q *Queue) backMerge(rq *Request, b *Bio) {
 	q.hashDel(rq)
 	appendBio(rq, b)
-	q.emit(q.trace(ActBackMerge, b, rq))
-	q.elv.Merged(rq, false)
-	if next := q.elv.Latter(rq); next != nil && next.Sector == rq.End() && q.requestsMergeOK(rq, next) {
+	q.emit(q.trace(actBackMerge, b, rq))
+	q.notifyMerged(rq, false)
+	if next := q.latter(rq); next != nil && next.Sector == rq.end() && q.requestsMergeOK(rq, next) {
 		q.mergeRequests(rq, next)
 	}
 	q.hashAdd(rq)
@@ -136,9 +136,9 @@ func (q *Queue) backMerge(rq *Request, b *Bio) {
 // with the request before it.
 func (q *Queue) frontMerge(rq *Request, b *Bio) {
 	prependBio(rq, b)
-	q.emit(q.trace(ActFrontMerge, b, rq))
-	q.elv.Merged(rq, true)
-	if prev := q.elv.Former(rq); prev != nil && prev.End() == rq.Sector && q.requestsMergeOK(prev, rq) {
+	q.emit(q.trace(actFrontMerge, b, rq))
+	q.notifyMerged(rq, true)
+	if prev := q.former(rq); prev != nil && prev.end() == rq.Sector && q.requestsMergeOK(prev, rq) {
 		q.hashDel(prev)
 		q.mergeRequests(prev, rq)
 		q.hashAdd(prev)
@@ -148,18 +148,21 @@ func (q *Queue) frontMerge(rq *Request, b *Bio) {
 }
 
 func (q *Queue) requestsMergeOK(rq, next *Request) bool {
-	return rq.state == rqQueued && next.state == rqQueued && rq.Mergeable() && next.Mergeable() &&
+	return rq.state == rqQueued && next.state == rqQueued && rq.mergeable() && next.mergeable() &&
 		rq.Op == next.Op && rq.Sectors+next.Sectors <= q.cfg.MaxSectors
 }
 
-// mergeRequests moves next's bios to the end of rq (rq.End() ==
+// mergeRequests moves next's bios to the end of rq (rq.end() ==
 // next.Sector; rq is off the hash) and frees next.
 func (q *Queue) mergeRequests(rq, next *Request) {
-	e := q.trace(ActMergeRequests, nil, next)
+	// Traced as Linux 5.11+ traces it (blk_add_trace_rq_merge): an M
+	// describing the request merged away, with no bio; Rq is the one it
+	// joins.
+	e := q.trace(actBackMerge, nil, next)
 	e.Rq = rq
 	q.emit(e)
 	q.hashDel(next)
-	q.elv.MergedRequests(rq, next)
+	q.hooks.reqs.MergedRequests(rq, next)
 	rq.biotail.next = next.bios
 	rq.biotail = next.biotail
 	rq.Sectors += next.Sectors
@@ -168,4 +171,38 @@ func (q *Queue) mergeRequests(rq, next *Request) {
 		q.lastMerge = nil
 	}
 	q.freeRequest(next)
+}
+
+// The elevator's optional hooks, as the merge code asks them: an elevator
+// without one allows every merge, finds no front merge and no neighbours.
+
+func (q *Queue) allowMerge(rq *Request, b *Bio) bool {
+	return q.hooks.allow == nil || q.hooks.allow.AllowMerge(rq, b)
+}
+
+func (q *Queue) elvFrontMerge(sector uint64, op Op) *Request {
+	if q.hooks.front == nil {
+		return nil
+	}
+	return q.hooks.front.FrontMerge(sector, op)
+}
+
+func (q *Queue) notifyMerged(rq *Request, front bool) {
+	if q.hooks.merged != nil {
+		q.hooks.merged.Merged(rq, front)
+	}
+}
+
+func (q *Queue) former(rq *Request) *Request {
+	if q.hooks.reqs == nil {
+		return nil
+	}
+	return q.hooks.reqs.Former(rq)
+}
+
+func (q *Queue) latter(rq *Request) *Request {
+	if q.hooks.reqs == nil {
+		return nil
+	}
+	return q.hooks.reqs.Latter(rq)
 }

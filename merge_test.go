@@ -21,8 +21,8 @@ func TestBackMergeThroughHash(t *testing.T) {
 	h.submit(a, OpRead, 100, 8) // becomes last_merge
 	h.submit(a, OpRead, 200, 8)
 	h.submit(a, OpRead, 208, 8) // not adjacent to last_merge: the hash finds 200+8
-	if h.rec.count[ActBackMerge] != 1 {
-		t.Fatalf("back merges = %d, want 1", h.rec.count[ActBackMerge])
+	if h.rec.count[actBackMerge] != 1 {
+		t.Fatalf("back merges = %d, want 1", h.rec.count[actBackMerge])
 	}
 	drain(h)
 	h.finish()
@@ -37,8 +37,8 @@ func TestNoMerges1KeepsOnlyOneHitCache(t *testing.T) {
 	h.submit(a, OpRead, 108, 8) // one-hit: merges
 	h.submit(a, OpRead, 200, 8)
 	h.submit(a, OpRead, 208, 8) // only the hash would find 200+8: no merge
-	if h.rec.count[ActBackMerge] != 1 {
-		t.Fatalf("nomerges=1: back merges = %d, want 1 (the one-hit merge)", h.rec.count[ActBackMerge])
+	if h.rec.count[actBackMerge] != 1 {
+		t.Fatalf("nomerges=1: back merges = %d, want 1 (the one-hit merge)", h.rec.count[actBackMerge])
 	}
 	drain(h)
 	h.finish()
@@ -49,7 +49,7 @@ func TestNoMerges2MergesNothing(t *testing.T) {
 	for i := range 10 {
 		h.submit(a, OpRead, 100+uint64(i)*8, 8)
 	}
-	if n := h.rec.count[ActBackMerge] + h.rec.count[ActFrontMerge]; n != 0 {
+	if n := h.rec.count[actBackMerge] + h.rec.count[actFrontMerge]; n != 0 {
 		t.Fatalf("nomerges=2: %d merges, want 0", n)
 	}
 	drain(h)
@@ -65,13 +65,13 @@ func TestMergeRespectsMaxSectorsAndOp(t *testing.T) {
 	h.submit(a, OpWrite, 108, 8) // different op
 	h.submit(a, OpRead, 108, 8)  // 16 sectors: fits
 	h.submit(a, OpRead, 116, 8)  // would be 24 > 16
-	if h.rec.count[ActBackMerge] != 1 {
-		t.Fatalf("back merges = %d, want 1", h.rec.count[ActBackMerge])
+	if h.rec.count[actBackMerge] != 1 {
+		t.Fatalf("back merges = %d, want 1", h.rec.count[actBackMerge])
 	}
 	fua := h.bio(OpWrite, 116, 8)
 	fua.Flags = FlagFUA
 	h.q.Enqueue(a, fua)
-	if h.rec.count[ActBackMerge] != 1 {
+	if h.rec.count[actBackMerge] != 1 {
 		t.Fatal("a FUA write merged")
 	}
 	drain(h)
@@ -98,8 +98,8 @@ func TestPlugMergesAndFlushes(t *testing.T) {
 	for i := range 33 {
 		h.submit(a, OpWrite, 10000+uint64(i)*100, 8)
 	}
-	if h.rec.count[ActUnplug] != 2 {
-		t.Fatalf("unplugs = %d, want 2 (finish, then the limit)", h.rec.count[ActUnplug])
+	if h.rec.count[actUnplug] != 2 {
+		t.Fatalf("unplugs = %d, want 2 (finish, then the limit)", h.rec.count[actUnplug])
 	}
 	h.q.Finish(a)
 	drain(h)
@@ -120,7 +120,7 @@ func TestFlipNomergesUnderLoad(t *testing.T) {
 		for len(x.resumes) > 0 {
 			x.resume()
 		}
-		if !x.Asleep() {
+		if !x.asleep() {
 			sector := next
 			if rng.IntN(3) == 0 {
 				sector = uint64(rng.IntN(1 << 16))

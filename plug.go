@@ -44,8 +44,8 @@ func (q *Queue) addToPlug(t *Task, rq *Request) {
 		}
 	}
 	if len(p.rqs) == 0 {
-		e := q.trace(ActPlug, nil, nil)
-		e.PID = t.PID
+		e := q.trace(actPlug, nil, nil)
+		e.PID, e.Task = t.PID, t
 		q.emit(e)
 	}
 	rq.state = rqPlugged
@@ -63,12 +63,12 @@ func (q *Queue) plugMerge(t *Task, b *Bio) bool {
 		return false
 	}
 	switch {
-	case rq.End() == b.Sector:
+	case rq.end() == b.Sector:
 		appendBio(rq, b)
-		q.emit(q.trace(ActBackMerge, b, rq))
-	case b.End() == rq.Sector:
+		q.emit(q.trace(actBackMerge, b, rq))
+	case b.end() == rq.Sector:
 		prependBio(rq, b)
-		q.emit(q.trace(ActFrontMerge, b, rq))
+		q.emit(q.trace(actFrontMerge, b, rq))
 	default:
 		return false
 	}
@@ -82,8 +82,8 @@ func (q *Queue) flushPlug(t *Task) {
 	if len(p.rqs) == 0 {
 		return
 	}
-	e := q.trace(ActUnplug, nil, nil)
-	e.PID, e.Depth = t.PID, len(p.rqs)
+	e := q.trace(actUnplug, nil, nil)
+	e.PID, e.Task, e.Depth = t.PID, t, len(p.rqs)
 	q.emit(e)
 	for i, rq := range p.rqs {
 		q.insert(rq)

@@ -4,16 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"sync"
-
-	"github.com/blkq-dev/blkq/lockstat"
+	"syscall"
 )
 
 // Config sets up a queue. The zero value of a field means Linux's default.
 type Config struct {
-	// Scheduler is the elevator's name ("none", "mq-deadline", ...).
-	// Default "mq-deadline" if registered (Linux's default for a
-	// single-queue device), else "none".
+	// Scheduler is the elevator's name: "none", "mq-deadline" or "linus"
+	// (the 2.4 elevator with its stock 2.4.21 tunables).
+	// Default "mq-deadline": Linux's default for a device with one
+	// hardware queue (elevator_get_default), as every blkq device is.
 	Scheduler string
 	// NrRequests is the request pool per direction (Linux default 128,
 	// BLKDEV_MAX_RQ; minimum 4).
@@ -24,8 +26,12 @@ type Config struct {
 	// between reads and writes but set the batch from the whole, so a
 	// 2.4.18 queue is NrRequests 64 with BatchRequests 32.
 	BatchRequests int
-	// Alloc is the request-allocation policy (default AllocFair).
-	Alloc AllocPolicy
+	// Alloc names the request-allocation policy: "fair" (the default:
+	// Linux 2.4.18's get_request after the 2002 starvation fix),
+	// "legacy" (2.4.18-pre9, before it), "fair-nobatch" (fair, waking a
+	// sleeper as soon as any request is freed) or "fair-wakeall" (fair
+	// with wake-all). See alloc.go.
+	Alloc string
 	// NoMerges is the nomerges tunable: 0 all merges, 1 one-hit cache
 	// only, 2 none (Linux default 0).
 	NoMerges int
@@ -38,87 +44,93 @@ type Config struct {
 	// PlugLimit is the request count at which a plug flushes (Linux 32,
 	// BLK_MAX_REQUEST_COUNT).
 	PlugLimit int
-	// LockHoldTiming times every hold of the queue lock (two clock
-	// readings per hold); LockHoldCPU also times it on the holder thread's
-	// CPU clock (two system calls per hold). See LockStats and package
-	// lockstat. Both off by default.
-	LockHoldTiming bool
-	LockHoldCPU    bool
+	// LockHook, if set, hears every hold of the queue lock (package
+	// lockstat's Timer measures hold times with it). Default none: the
+	// lock costs nothing extra.
+	LockHook LockHook
 }
 
-// Linux defaults.
-const (
-	DefaultNrRequests  = 128
-	MinNrRequests      = 4
-	MaxNrRequests      = 2048 // MAX_SCHED_RQ
-	DefaultMaxSectors  = 2560
-	DefaultReadAheadKB = 128
-	DefaultPlugLimit   = 32
-)
+// A LockHook hears every hold of a queue's lock: Acquired just after the
+// lock is taken, Released just before it is let go, both on the holder's
+// goroutine and under the lock, so they must not call into the queue.
+type LockHook interface {
+	Acquired()
+	Released()
+}
 
 // check refuses the fields fill would otherwise accept or wrap.
 func (c *Config) check() error {
 	switch {
 	case c.NoMerges < 0 || c.NoMerges > 2:
 		return fmt.Errorf("blkq: nomerges %d: want 0, 1 or 2", c.NoMerges)
-	case c.NrRequests < 0 || c.NrRequests > MaxNrRequests:
-		return fmt.Errorf("blkq: nr_requests %d: want 0 (the default, %d) or up to %d", c.NrRequests, DefaultNrRequests, MaxNrRequests)
+	case c.NrRequests < 0 || c.NrRequests > maxNrRequests:
+		return fmt.Errorf("blkq: nr_requests %d: want 0 (the default, %d) or up to %d", c.NrRequests, defaultNrRequests, maxNrRequests)
 	case c.BatchRequests < 0:
 		return fmt.Errorf("blkq: batch_requests %d: want 0 (nr_requests/4) or more", c.BatchRequests)
 	case c.MaxSectors != 0 && (c.MaxSectors < 2*pageKB || c.MaxSectors > 2*maxHWSectorsKB):
-		return fmt.Errorf("blkq: max_sectors %d: want 0 (the default, %d) or %d..%d sectors", c.MaxSectors, DefaultMaxSectors, 2*pageKB, 2*maxHWSectorsKB)
+		return fmt.Errorf("blkq: max_sectors %d: want 0 (the default, %d) or %d..%d sectors", c.MaxSectors, defaultMaxSectors, 2*pageKB, 2*maxHWSectorsKB)
 	case c.ReadAheadKB < 0 || int64(c.ReadAheadKB) > math.MaxUint32:
-		return fmt.Errorf("blkq: read_ahead_kb %d: want 0 (the default, %d) up to %d", c.ReadAheadKB, DefaultReadAheadKB, uint32(math.MaxUint32))
+		return fmt.Errorf("blkq: read_ahead_kb %d: want 0 (the default, %d) up to %d", c.ReadAheadKB, defaultReadAhead, uint32(math.MaxUint32))
+	case c.Alloc != "" && !slices.Contains(allocPolicyNames(), c.Alloc):
+		return fmt.Errorf("blkq: unknown allocation policy %q (have %s)", c.Alloc, strings.Join(allocPolicyNames(), ", "))
 	case c.PlugLimit < 0:
-		return fmt.Errorf("blkq: plug limit %d: want 0 (the default, %d) or more", c.PlugLimit, DefaultPlugLimit)
+		return fmt.Errorf("blkq: plug limit %d: want 0 (the default, %d) or more", c.PlugLimit, defaultPlugLimit)
 	}
 	return nil
 }
 
 func (c *Config) fill() {
 	if c.Scheduler == "" {
-		c.Scheduler = "none"
-		for _, n := range Elevators() {
-			if n == "mq-deadline" {
-				c.Scheduler = n
-			}
-		}
+		c.Scheduler = defaultScheduler
 	}
 	if c.NrRequests == 0 {
-		c.NrRequests = DefaultNrRequests
+		c.NrRequests = defaultNrRequests
 	}
-	c.NrRequests = max(c.NrRequests, MinNrRequests)
-	if c.Alloc.Name == "" {
-		c.Alloc = AllocFair
+	c.NrRequests = max(c.NrRequests, minNrRequests)
+	if c.Alloc == "" {
+		c.Alloc = allocFair.name
 	}
 	if c.MaxSectors == 0 {
-		c.MaxSectors = DefaultMaxSectors
+		c.MaxSectors = defaultMaxSectors
 	}
 	if c.ReadAheadKB == 0 {
-		c.ReadAheadKB = DefaultReadAheadKB
+		c.ReadAheadKB = defaultReadAhead
 	}
 	c.ReadAheadKB = c.ReadAheadKB / pageKB * pageKB
 	if c.PlugLimit == 0 {
-		c.PlugLimit = DefaultPlugLimit
+		c.PlugLimit = defaultPlugLimit
 	}
 }
 
 // Errors a bio can end with.
 var (
 	// ErrReadAheadDropped ends a read-ahead bio that found the request
-	// pool under pressure (Linux fails READA rather than sleep).
-	ErrReadAheadDropped = errors.New("blkq: read-ahead dropped: no free request")
+	// pool under pressure (Linux fails REQ_RAHEAD rather than sleep, with
+	// BLK_STS_AGAIN). It wraps syscall.EAGAIN, so a trace records the
+	// completion with errno 11.
+	ErrReadAheadDropped error = &errnoError{"blkq: read-ahead dropped: no free request", syscall.EAGAIN}
 	// ErrBeyondEnd ends a bio that reaches past the device's capacity.
 	ErrBeyondEnd = errors.New("blkq: access beyond end of device")
 	// ErrBadBio ends a malformed bio: an unknown op, a read, write or
 	// discard of zero sectors, a flush of some, or a buffer whose length
 	// is not Sectors × 512 bytes.
 	ErrBadBio = errors.New("blkq: malformed bio")
-	// ErrTaskAsleep ends a bio submitted by a task that is asleep.
-	ErrTaskAsleep = errors.New("blkq: submit from a sleeping task")
-	// ErrClosed ends a bio submitted after Close.
-	ErrClosed = errors.New("blkq: queue closed")
+	// errTaskAsleep ends a bio submitted by a task that is asleep (a
+	// caller's bug: the task must wait for its Wake). It wraps EBUSY.
+	errTaskAsleep error = &errnoError{"blkq: submit from a sleeping task", syscall.EBUSY}
+	// errClosed ends a bio submitted after Close. It wraps ENODEV, as
+	// Linux fails I/O to a queue being torn down (blk_queue_enter).
+	errClosed error = &errnoError{"blkq: queue closed", syscall.ENODEV}
 )
+
+// errnoError is an error with its own message that wraps an errno.
+type errnoError struct {
+	msg   string
+	errno syscall.Errno
+}
+
+func (e *errnoError) Error() string { return e.msg }
+func (e *errnoError) Unwrap() error { return e.errno }
 
 // A Queue is one device's request queue: merging, request allocation, the
 // elevator, dispatch at the device's queue depth, and completion.
@@ -134,7 +146,8 @@ type Queue struct {
 	cfg Config
 
 	alloc     allocator
-	elv       Elevator
+	elv       elevator
+	hooks     elvHooks            // elv's optional interfaces
 	hash      map[uint64]*Request // back-merge hash, keyed by end sector
 	lastMerge *Request            // one-hit cache
 	inflight  int                 // issued to the device
@@ -144,7 +157,7 @@ type Queue struct {
 
 	pending []deferred // callbacks to run after unlock
 	wakebuf []*waiter
-	hold    *lockstat.Timer // nil unless Config.LockHoldTiming
+	hold    LockHook // Config.LockHook, or nil
 }
 
 // deferred is a callback to run outside the lock: a bio's end_io or a
@@ -168,20 +181,16 @@ func New(dev Device, clk Clock, cfg Config) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queue{clk: clk, dev: dev, cfg: cfg, elv: elv, hash: make(map[uint64]*Request)}
-	q.alloc.init(cfg.Alloc, cfg.NrRequests, cfg.BatchRequests)
-	if cfg.LockHoldTiming || cfg.LockHoldCPU {
-		q.hold = lockstat.New(cfg.LockHoldCPU)
-	}
+	q := &Queue{clk: clk, dev: dev, cfg: cfg, elv: elv, hooks: hooksOf(elv), hash: make(map[uint64]*Request)}
+	p, _ := allocPolicyByName(cfg.Alloc)
+	q.alloc.init(p, cfg.NrRequests, cfg.BatchRequests)
+	q.hold = cfg.LockHook
 	dev.Attach(q.complete)
 	return q, nil
 }
 
 // Device returns the device the queue serves.
 func (q *Queue) Device() Device { return q.dev }
-
-// Clock returns the queue's clock.
-func (q *Queue) Clock() Clock { return q.clk }
 
 // AddTracer adds a consumer of the event stream. A *DiskStats added here
 // is read under the queue's lock from then on (see DiskStats); add it
@@ -199,7 +208,7 @@ func (q *Queue) AddTracer(t Tracer) {
 // traces.
 type queueAttacher interface{ attach(q *Queue) }
 
-// lock takes the queue lock (and starts timing the hold, if asked).
+// lock takes the queue lock (and tells the lock hook, if any).
 func (q *Queue) lock() {
 	q.mu.Lock()
 	if q.hold != nil {
@@ -213,15 +222,6 @@ func (q *Queue) release() {
 		q.hold.Released()
 	}
 	q.mu.Unlock()
-}
-
-// LockStats returns the queue lock's hold times; ok is false unless
-// Config.LockHoldTiming or LockHoldCPU asked for them.
-func (q *Queue) LockStats() (s lockstat.Stats, ok bool) {
-	if q.hold == nil {
-		return s, false
-	}
-	return q.hold.Stats(), true
 }
 
 // unlock releases the lock and runs what was deferred under it: end_io
@@ -251,19 +251,31 @@ func (q *Queue) endBio(b *Bio, err error) {
 
 // trace emits one event to every tracer.
 func (q *Queue) trace(a Action, b *Bio, rq *Request) *Event {
+	// Field by field rather than *e = Event{...}: the scratch event is
+	// reused, and a whole-struct store of its pointers costs a bulk write
+	// barrier per event while the GC runs. With no tracer nobody reads
+	// it, so it is not filled in at all (callers may still set fields and
+	// emit it to no one).
 	e := &q.ev
-	*e = Event{Time: q.clk.Now(), Action: a, Bio: b, Rq: rq}
+	if len(q.tracers) == 0 {
+		return e
+	}
+	e.Time, e.Action, e.Bio, e.Rq = q.clk.Now(), a, b, rq
+	e.Depth, e.Wait, e.Err = 0, 0, nil
+	var t *Task
 	switch {
 	case b != nil:
 		e.Op, e.Flags, e.Sector, e.Sectors = b.Op, b.Flags, b.Sector, b.Sectors
-		if b.task != nil {
-			e.PID = b.task.PID
-		}
+		t = b.task
 	case rq != nil:
 		e.Op, e.Flags, e.Sector, e.Sectors = rq.Op, rq.Flags, rq.Sector, rq.Sectors
-		if rq.Task != nil {
-			e.PID = rq.Task.PID
-		}
+		t = rq.Task
+	default:
+		e.Op, e.Flags, e.Sector, e.Sectors = 0, 0, 0, 0
+	}
+	e.Task, e.PID = t, 0
+	if t != nil {
+		e.PID = t.PID
 	}
 	return e
 }
@@ -290,10 +302,10 @@ func (q *Queue) submitLocked(t *Task, b *Bio) bool {
 	b.Queued = q.clk.Now()
 	switch {
 	case q.closed:
-		q.endBio(b, ErrClosed)
+		q.endBio(b, errClosed)
 		return true
 	case t.waiting != nil:
-		q.endBio(b, ErrTaskAsleep)
+		q.endBio(b, errTaskAsleep)
 		return true
 	case b.Op >= nrOps || (b.Sectors == 0) != (b.Op == OpFlush):
 		q.endBio(b, fmt.Errorf("%w: %v of %d sectors at %d", ErrBadBio, b.Op, b.Sectors, b.Sector))
@@ -301,11 +313,11 @@ func (q *Queue) submitLocked(t *Task, b *Bio) bool {
 	case b.Buf != nil && len(b.Buf) != int(b.Sectors)<<SectorShift:
 		q.endBio(b, fmt.Errorf("%w: %v of %d sectors at %d has a %d-byte buffer", ErrBadBio, b.Op, b.Sectors, b.Sector, len(b.Buf)))
 		return true
-	case b.End() > q.dev.Capacity() || b.End() < b.Sector:
+	case b.end() > q.dev.Capacity() || b.end() < b.Sector:
 		q.endBio(b, fmt.Errorf("%w: %v sectors %d+%d, capacity %d", ErrBeyondEnd, b.Op, b.Sector, b.Sectors, q.dev.Capacity()))
 		return true
 	}
-	q.emit(q.trace(ActQueue, b, nil))
+	q.emit(q.trace(actQueue, b, nil))
 	if q.cfg.NoMerges != 2 && b.mergeable() {
 		if q.plugMerge(t, b) || q.elvMerge(b) {
 			return true
@@ -316,9 +328,13 @@ func (q *Queue) submitLocked(t *Task, b *Bio) bool {
 
 // getRequest allocates a request for b or puts t to sleep.
 func (q *Queue) getRequest(t *Task, b *Bio) bool {
-	d := b.Op.Dir()
+	d := b.Op.dir()
 	if b.Flags&FlagReadAhead != 0 && q.alloc.readAheadFails(d) {
-		t.stats.Dropped++
+		// Linux ends the bio with BLK_STS_AGAIN, which blktrace records
+		// as its completion: a C with no request.
+		e := q.trace(actComplete, b, nil)
+		e.Err = ErrReadAheadDropped
+		q.emit(e)
 		q.endBio(b, ErrReadAheadDropped)
 		return true
 	}
@@ -337,15 +353,14 @@ func (q *Queue) sleep(t *Task, w *waiter) {
 	q.flushPlug(t)
 	w.wake = t.Wake
 	t.waiting = w
-	q.alloc.queueFor(w.dir).push(w)
+	q.alloc.queueFor(w.dir).PushBack(w)
 	q.sleepAgain(w)
 }
 
 // sleepAgain records one more S for a waiter already on its queue.
 func (q *Queue) sleepAgain(w *waiter) {
 	w.woken = false
-	w.task.stats.Sleeps++
-	q.emit(q.trace(ActSleepRq, w.bio, nil))
+	q.emit(q.trace(actSleepRq, w.bio, nil))
 }
 
 // wake hands a woken waiter to its task (outside the lock), through the
@@ -371,7 +386,7 @@ func (q *Queue) cancelWait(t *Task, b *Bio, err error) bool {
 	if w == nil || w.bio != b || w.granted {
 		return false
 	}
-	q.alloc.queueFor(w.dir).remove(w)
+	q.alloc.queueFor(w.dir).Remove(w)
 	t.waiting = nil
 	w.cancelled = true
 	if w.woken {
@@ -401,12 +416,9 @@ func (q *Queue) resume(w *waiter) bool {
 	}
 	t := w.task
 	w.granted = true
-	q.alloc.queueFor(w.dir).remove(w)
+	q.alloc.queueFor(w.dir).Remove(w)
 	t.waiting = nil
 	wait := q.clk.Now() - w.sleptAt
-	t.stats.Waits++
-	t.stats.WaitTotal += wait
-	t.stats.WaitMax = max(t.stats.WaitMax, wait)
 	q.startRequest(t, w.bio, rq, wait)
 	return true
 }
@@ -417,7 +429,7 @@ func (q *Queue) startRequest(t *Task, b *Bio, rq *Request, wait Time) {
 	now := q.clk.Now()
 	*rq = Request{Op: b.Op, Flags: b.Flags, Sector: b.Sector, Sectors: b.Sectors, NrBios: 1,
 		Task: t, Alloc: now, bios: b, biotail: b}
-	e := q.trace(ActGetRq, b, rq)
+	e := q.trace(actGetRq, b, rq)
 	e.Time, e.Wait = now, wait // one clock reading: ticks and in_queue agree
 	q.emit(e)
 	if t.plug.active > 0 && b.Op != OpFlush {
@@ -432,10 +444,10 @@ func (q *Queue) startRequest(t *Task, b *Bio, rq *Request, wait Time) {
 func (q *Queue) insert(rq *Request) {
 	rq.state = rqQueued
 	rq.Insert = q.clk.Now()
-	q.emit(q.trace(ActInsert, nil, rq))
+	q.emit(q.trace(actInsert, nil, rq))
 	q.elv.Insert(rq, rq.Op == OpFlush, rq.Insert)
 	q.hashAdd(rq)
-	if q.lastMerge == nil && rq.Mergeable() {
+	if q.lastMerge == nil && rq.mergeable() {
 		q.lastMerge = rq
 	}
 }
@@ -455,7 +467,7 @@ func (q *Queue) run() {
 		rq.state = rqInFlight
 		rq.Issue = q.clk.Now()
 		q.inflight++
-		e := q.trace(ActIssue, nil, rq)
+		e := q.trace(actIssue, nil, rq)
 		e.Depth = q.inflight
 		q.emit(e)
 		q.dev.Issue(rq)
@@ -467,7 +479,7 @@ func (q *Queue) run() {
 func (q *Queue) complete(rq *Request, err error) {
 	q.lock()
 	q.inflight--
-	e := q.trace(ActComplete, nil, rq)
+	e := q.trace(actComplete, nil, rq)
 	e.Err = err
 	q.emit(e)
 	for b := rq.bios; b != nil; {
@@ -482,10 +494,16 @@ func (q *Queue) complete(rq *Request, err error) {
 
 // freeRequest returns rq to the pool and queues the wake-ups it causes.
 func (q *Queue) freeRequest(rq *Request) {
-	d := rq.Op.Dir()
+	d := rq.Op.dir()
 	q.wakebuf = q.alloc.put(rq, d, q.wakebuf[:0])
+	q.queueWoken()
+}
+
+// queueWoken traces the wake-ups in wakebuf (W) and defers them until the
+// lock is released.
+func (q *Queue) queueWoken() {
 	for _, w := range q.wakebuf {
-		w.task.stats.Wakeups++
+		q.emit(q.trace(actWake, w.bio, nil))
 		q.pending = append(q.pending, deferred{w: w})
 	}
 }

@@ -5,8 +5,7 @@ package blkq
 // come from a fixed pool (nr_requests per direction); a submitter that finds
 // the pool empty sleeps (see alloc.go).
 //
-// Fields after the exported block belong to the queue; the Elv* fields belong
-// to the elevator the request is queued in.
+// Fields after the exported block belong to the queue and its elevator.
 type Request struct {
 	Op      Op
 	Flags   Flags
@@ -20,16 +19,14 @@ type Request struct {
 	Insert Time // I: inserted into the elevator
 	Issue  Time // D: issued to the device
 
-	// FifoTime is the deadline an elevator gives the request
-	// (mq-deadline: insert time + read_expire or write_expire).
-	FifoTime Time
-	// ElvPrev and ElvNext link the request into one of its elevator's lists.
-	ElvPrev, ElvNext *Request
-	// ElvSeq is an elevator's per-request counter (the 2.4 linus elevator's
-	// passover budget, elevator_sequence).
-	ElvSeq int
-	// ElvIndex is an elevator's per-request index (e.g. a sort position).
-	ElvIndex int
+	// Elevator state: the links of the one elevator list the request is
+	// on, mq-deadline's expiry (insert time + read_expire or
+	// write_expire), the linus elevator's passover budget
+	// (elevator_sequence) and which of its lists holds it.
+	elv      links[Request]
+	fifoTime Time
+	elvSeq   int
+	elvIndex int
 
 	bios, biotail *Bio
 	hashNext      *Request // chain in the back-merge hash
@@ -47,7 +44,7 @@ const (
 )
 
 // End returns the sector just past the request.
-func (r *Request) End() uint64 { return r.Sector + uint64(r.Sectors) }
+func (r *Request) end() uint64 { return r.Sector + uint64(r.Sectors) }
 
 // Bytes returns the request's length in bytes.
 func (r *Request) Bytes() int64 { return int64(r.Sectors) << SectorShift }
@@ -60,13 +57,15 @@ func (r *Request) Bios(f func(*Bio)) {
 }
 
 // FirstBio returns the bio at the request's start sector.
-func (r *Request) FirstBio() *Bio { return r.bios }
+func (r *Request) firstBio() *Bio { return r.bios }
 
 // Mergeable reports whether anything may ever merge into the request.
-func (r *Request) Mergeable() bool {
+func (r *Request) mergeable() bool {
 	return r.Flags&noMergeFlags == 0 && (r.Op == OpRead || r.Op == OpWrite || r.Op == OpDiscard)
 }
 
 func (r *Request) reset() {
 	*r = Request{}
 }
+
+func (r *Request) link() *links[Request] { return &r.elv }

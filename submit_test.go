@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/blkq-dev/blkq"
 )
+
+// minNrRequests is the smallest request pool (BLKDEV_MIN_RQ), as New
+// clamps nr_requests.
+const minNrRequests = 4
 
 // gateDevice holds every request it is issued until the test releases
 // it, from a goroutine of its own (never from inside Issue): the blocking
@@ -92,7 +97,7 @@ func (e *ends) ended(b *blkq.Bio) bool {
 func newGateQueue(t *testing.T) (*blkq.Queue, *gateDevice, *blkq.DiskStats) {
 	t.Helper()
 	dev := &gateDevice{depth: 1}
-	q, err := blkq.New(dev, blkq.NewRealClock(), blkq.Config{Scheduler: "mq-deadline", NrRequests: blkq.MinNrRequests})
+	q, err := blkq.New(dev, blkq.NewRealClock(), blkq.Config{Scheduler: "mq-deadline", NrRequests: minNrRequests})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,14 +150,14 @@ func TestSubmitCancelledBeforeCallEndsBioWithCtxErr(t *testing.T) {
 func fill(t *testing.T, q *blkq.Queue, e *ends) []*blkq.Bio {
 	t.Helper()
 	var bs []*blkq.Bio
-	for i := range blkq.MinNrRequests {
+	for i := range minNrRequests {
 		b := e.bio(blkq.OpWrite, uint64(i)*1000, 8)
 		if err := q.Submit(context.Background(), b); err != nil {
 			t.Fatal(err)
 		}
 		bs = append(bs, b)
 	}
-	if p := q.Pool(); p.Free[blkq.DirWrite] != 0 {
+	if p := q.Pool(); p.Free[1] != 0 { // the write pool
 		t.Fatalf("pool not exhausted: %+v", p)
 	}
 	return bs
@@ -255,7 +260,7 @@ func TestSubmitRefusedBiosEndBeforeSubmitReturns(t *testing.T) {
 	if err := q.Submit(context.Background(), b); err != nil {
 		t.Errorf("closed: Submit returned %v", err)
 	}
-	e.once(t, "closed", b, blkq.ErrClosed)
+	e.once(t, "closed", b, syscall.ENODEV)
 	checkIdle(t, q)
 }
 

@@ -22,22 +22,8 @@ type Task struct {
 	// when its sleep was cancelled (Submit's context ended).
 	Wake func(resume func() bool)
 
-	// Counters kept by the queue, under its lock; read them with
-	// Queue.TaskStats.
-	stats TaskStats
-
 	plug    plugList
 	waiting *waiter // the allocation this task sleeps in, if any
-}
-
-// TaskStats counts a task's request-allocation waits.
-type TaskStats struct {
-	Sleeps    int64 // S events: times the task went to sleep for a request
-	Wakeups   int64 // times the task was woken (context switches in 2002's counts)
-	Waits     int64 // allocations that had to sleep at least once
-	WaitTotal Time  // ns asleep, summed over allocations (S2G)
-	WaitMax   Time  // longest single allocation wait, ns
-	Dropped   int64 // read-ahead bios failed at once under pressure
 }
 
 // NewTask returns a task with the given pid and name.
@@ -47,4 +33,4 @@ func NewTask(pid int, name string) *Task {
 
 // Asleep reports whether the task is waiting for a request. Only the
 // task's own goroutine (or a single-threaded simulation) may call it.
-func (t *Task) Asleep() bool { return t.waiting != nil }
+func (t *Task) asleep() bool { return t.waiting != nil }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/device"
-	_ "github.com/blkq-dev/blkq/iosched/deadline"
 )
 
 // Versioned page contents: bytes 0-7 the page index, 8-15 a version, the

@@ -15,7 +15,7 @@ import (
 type raCounter struct{ ra, sync atomic.Int64 }
 
 func (c *raCounter) Trace(e *blkq.Event) {
-	if e.Action != blkq.ActQueue || e.Op != blkq.OpRead {
+	if e.Action != 'Q' || e.Op != blkq.OpRead {
 		return
 	}
 	if e.Flags&blkq.FlagReadAhead != 0 {
@@ -129,6 +129,12 @@ func TestReadAheadDroppedUnderPressure(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	var reads atomic.Int64 // read requests allocated (G)
+	q.AddTracer(blkq.TracerFunc(func(e *blkq.Event) {
+		if e.Action == 'G' && e.Op == blkq.OpRead {
+			reads.Add(1)
+		}
+	}))
 	hd.mu.Lock()
 	hd.hold = true
 	hd.mu.Unlock()
@@ -139,7 +145,7 @@ func TestReadAheadDroppedUnderPressure(t *testing.T) {
 			q.ReadAt(b, int64(200+i)*PageSize)
 		})
 	}
-	for q.Pool().Free[blkq.DirRead] > 0 {
+	for reads.Load() < 4 { // four read requests allocated: the read pool is empty
 		runtime.Gosched()
 	}
 	for p := range int64(2) { // the second read continues the stream: read-ahead

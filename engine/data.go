@@ -124,7 +124,7 @@ func (d *dataCheck) refused(sector uint64, n uint32) {
 // write-back starts) and before every one that completes later.
 func (d *dataCheck) refusals(ex executor) blkq.Tracer {
 	return blkq.TracerFunc(func(e *blkq.Event) {
-		if e.Action == blkq.ActComplete && e.Err != nil && (e.Op == blkq.OpWrite || e.Op == blkq.OpDiscard) {
+		if e.Action == 'C' && e.Err != nil && (e.Op == blkq.OpWrite || e.Op == blkq.OpDiscard) {
 			s, n := e.Sector, e.Sectors
 			ex.Do(func() { d.refused(s, n) })
 		}

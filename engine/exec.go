@@ -44,7 +44,7 @@ func (s simExec) Stop()       { s.loop.Stop() }
 // (a bio failing at submit ends at once, on the executor) cannot deadlock
 // the executor on its own queue.
 type realExec struct {
-	clk     *blkq.RealClock
+	clk     blkq.Clock
 	mu      sync.Mutex
 	queue   []func()
 	spare   []func()

@@ -112,7 +112,8 @@ func (r *runner) openQueue(capacity int64, direct, fioJobs bool) error {
 // one parked bio per job. The buffer cache's goroutines get as many slots
 // as there are requests.
 func (r *runner) sizeBufPool() {
-	nr := r.q.Pool().NrRequests
+	v, _ := r.q.Attr("nr_requests")
+	nr, _ := strconv.Atoi(v)
 	largest := int64(0)
 	for _, j := range r.jobs {
 		for d := range 3 {

@@ -6,8 +6,6 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/device"
-	_ "github.com/blkq-dev/blkq/iosched/deadline" // registers mq-deadline
-	_ "github.com/blkq-dev/blkq/iosched/linus"    // registers linus (2.4)
 	"github.com/blkq-dev/blkq/sim"
 	"github.com/blkq-dev/blkq/sim/hdd"
 	"github.com/blkq-dev/blkq/sim/ssd"
@@ -29,11 +27,8 @@ type QueueSetup struct {
 	// read-only, as it is (it must already hold Capacity bytes).
 	Direct, ReadOnly bool
 	// Config is the queue's configuration (scheduler, nr_requests,
-	// nomerges, lock-hold timing, ...).
+	// nomerges, allocation policy, a lock hook, ...).
 	Config blkq.Config
-	// Alloc names the request-allocation policy ("fair", ...); empty
-	// keeps Config.Alloc.
-	Alloc string
 	// Attrs are queue tunables set after the queue is made, by their
 	// Linux name (/sys/block/DEV/queue/NAME), in order.
 	Attrs [][2]string
@@ -105,16 +100,7 @@ func OpenQueue(s QueueSetup, clk blkq.Clock) (*Stack, error) {
 	default:
 		return nil, fmt.Errorf("unknown device %q: want sim:hdd, sim:ssd, null or file:PATH", s.Device)
 	}
-	cfg := s.Config
-	if s.Alloc != "" {
-		p, ok := blkq.AllocPolicyByName(s.Alloc)
-		if !ok {
-			st.Device.Close()
-			return nil, fmt.Errorf("unknown allocation policy %q", s.Alloc)
-		}
-		cfg.Alloc = p
-	}
-	q, err := blkq.New(st.Device, clk, cfg)
+	q, err := blkq.New(st.Device, clk, s.Config)
 	if err != nil {
 		st.Device.Close()
 		return nil, err
@@ -138,8 +124,7 @@ func (o *Options) queueSetup(capacity int64) QueueSetup {
 	return QueueSetup{
 		Device:   o.Device,
 		Capacity: capacity,
-		Config:   blkq.Config{Scheduler: o.Scheduler, NrRequests: o.NrRequests, BatchRequests: o.BatchRequests, NoMerges: o.NoMerges},
-		Alloc:    o.Alloc,
+		Config:   blkq.Config{Scheduler: o.Scheduler, NrRequests: o.NrRequests, BatchRequests: o.BatchRequests, NoMerges: o.NoMerges, Alloc: o.Alloc},
 		Attrs:    o.Attrs,
 	}
 }

@@ -149,11 +149,11 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 	r.pids.others = j.st.js.Blkq // every task is the replay's
 	r.q.AddTracer(blkq.TracerFunc(func(e *blkq.Event) {
 		// What blkq did with each record's bio, by record.
-		if e.Action != blkq.ActBackMerge && e.Action != blkq.ActFrontMerge {
-			return
+		if e.Action != 'M' && e.Action != 'F' || e.Bio == nil {
+			return // not a bio's merge (a request merge has no bio)
 		}
 		if u, ok := e.Bio.Private.(*ioUnit); ok && u.rec != nil {
-			res.Merged[u.rec.index] = byte("MF"[b2i(e.Action == blkq.ActFrontMerge)])
+			res.Merged[u.rec.index] = byte(e.Action)
 		}
 	}))
 	if err := r.execute(res); err != nil {

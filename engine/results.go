@@ -22,13 +22,8 @@ func (r *runner) report(end blkq.Time) *report.Run {
 		js := j.st.js
 		j.src.describe(js)
 		js.Elapsed = elapsedSecs(end)
-		// Sleeps, wake-ups and waits come from the event stream (pidStats);
-		// a dropped read-ahead leaves no event after its Q, so the queue's
-		// count of them is taken.
-		js.Blkq.DroppedReadAhead = 0
-		for _, s := range j.submitters() {
-			js.Blkq.DroppedReadAhead += uint64(r.q.TaskStats(s.task).Dropped)
-		}
+		// Sleeps, wake-ups, waits and dropped read-aheads come from the
+		// event stream (pidStats).
 		if j.st.cpu != nil && j.st.cpuState == 0 {
 			js.CPUMeasured = true // never started (exitall): it used nothing
 		}
@@ -124,27 +119,6 @@ func (r *runner) droppedReadAhead() int64 {
 		n += int64(j.st.js.Blkq.DroppedReadAhead)
 	}
 	return n
-}
-
-// checkSleeps cross-checks the sleeps and wake-ups derived from the event
-// stream with the queue's own counters of the jobs' tasks.
-func (r *runner) checkSleeps() error {
-	var sleeps, wakeups uint64
-	var ts blkq.TaskStats
-	for _, j := range r.jobs {
-		sleeps += j.st.js.Blkq.Sleeps
-		wakeups += j.st.js.Blkq.Wakeups
-		for _, s := range j.submitters() {
-			t := r.q.TaskStats(s.task)
-			ts.Sleeps += t.Sleeps
-			ts.Wakeups += t.Wakeups
-		}
-	}
-	if uint64(ts.Sleeps) != sleeps || uint64(ts.Wakeups) != wakeups || r.pids.sleeps.stillAsleep() != 0 {
-		return fmt.Errorf("internal error: the event stream counts %d sleeps, %d wake-ups, %d never woken; the queue %d, %d, 0",
-			sleeps, wakeups, r.pids.sleeps.stillAsleep(), ts.Sleeps, ts.Wakeups)
-	}
-	return nil
 }
 
 // elapsedSecs is fio's JSON "elapsed": the run's time so far (here, to its

@@ -276,14 +276,11 @@ func (r *runner) checkInvariants() error {
 	if c := r.sc; c != nil && (c.submitted != c.ended || c.nrWB != 0) {
 		return fmt.Errorf("internal error: page cache submitted %d write-back bios, %d ended, %d pages under write-back", c.submitted, c.ended, c.nrWB)
 	}
-	if err := r.q.CheckInvariants(); err != nil {
-		return fmt.Errorf("internal error: %w", err)
+	if err := r.q.Check(true); err != nil {
+		return fmt.Errorf("internal error after the run: %w", err)
 	}
-	if err := r.checkSleeps(); err != nil {
-		return err
-	}
-	if !r.q.Idle() {
-		return fmt.Errorf("internal error: queue not idle after the run: %+v", r.q.Pool())
+	if n := r.pids.sleeps.stillAsleep(); n != 0 {
+		return fmt.Errorf("internal error: %d bios slept for a request and were never woken", n)
 	}
 	return nil
 }

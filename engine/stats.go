@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"time"
 
 	"github.com/blkq-dev/blkq"
@@ -174,50 +175,56 @@ func (p *pidStats) Trace(e *blkq.Event) {
 		return
 	}
 	switch e.Action {
-	case blkq.ActBackMerge:
-		b.BackMerges++
-	case blkq.ActFrontMerge:
+	case 'M':
+		if e.Bio != nil { // a bio's merge, not a request merge
+			b.BackMerges++
+		}
+	case 'F':
 		b.FrontMerges++
-	case blkq.ActIssue:
+	case 'D':
 		b.RequestsIssued++
 		b.RequestBytes += uint64(e.Sectors) << blkq.SectorShift
-	case blkq.ActGetRq, blkq.ActSleepRq:
+	case 'G', 'S', 'W', 'C':
 		p.sleeps.trace(e, b)
 	}
 }
 
-// allocSleeps derives request-allocation sleeps, wake-ups and waits from
-// the S and G events, as btt does, so that run and replay count them the
-// same way and from the trace alone. A bio's S puts its task to sleep; a
-// woken task retries its allocation, so the bio's next event is either a
-// G (it got the request: one wake-up and the end of one wait, however
-// short) or another S (it slept again: one wake-up and one more sleep).
-// Only the bios asleep are remembered, so memory is bounded by the
-// sleepers.
+// allocSleeps derives request-allocation sleeps, wake-ups, waits and
+// dropped read-aheads from the S, W, G and C events, so that run and
+// replay count them the same way and from the stream alone. A bio's S
+// puts its task to sleep and W wakes it; the woken task retries its
+// allocation, so the bio's next event is either a G (it got the request:
+// the end of one wait, however short) or another S. A C with no request
+// is a read-ahead bio dropped under pressure. Only the bios asleep are
+// remembered, so memory is bounded by the sleepers.
 type allocSleeps struct {
 	asleep map[*blkq.Bio]struct{}
 }
 
-// trace counts an S or G event e into b.
+// trace counts an S, W, G or C event e into b.
 func (a *allocSleeps) trace(e *blkq.Event, b *report.BlkqJobStats) {
 	_, slept := a.asleep[e.Bio]
 	switch e.Action {
-	case blkq.ActSleepRq:
+	case 'W':
+		b.Wakeups++
+	case 'C':
+		if e.Rq == nil && errors.Is(e.Err, blkq.ErrReadAheadDropped) {
+			b.DroppedReadAhead++
+		}
+	case 'S':
 		b.Sleeps++
 		if slept {
-			b.Wakeups++
 			return
 		}
 		if a.asleep == nil {
 			a.asleep = map[*blkq.Bio]struct{}{}
 		}
 		a.asleep[e.Bio] = struct{}{}
-	case blkq.ActGetRq:
+	case 'G':
 		if !slept {
 			return
 		}
 		delete(a.asleep, e.Bio)
-		b.Wakeups++
 		b.WaitLat.Record(int64(e.Wait))
 	}
 }

@@ -11,7 +11,7 @@ import (
 type sCounter map[int]uint64
 
 func (c sCounter) Trace(e *blkq.Event) {
-	if e.Action == blkq.ActSleepRq {
+	if e.Action == 'S' {
 		c[e.PID]++
 	}
 }

@@ -126,9 +126,9 @@ type waitLog struct {
 
 func (w *waitLog) Trace(e *blkq.Event) {
 	switch {
-	case e.Action == blkq.ActGetRq && e.Wait > 0:
+	case e.Action == 'G' && e.Wait > 0:
 		w.waits = append(w.waits, Wait{End: e.Time, PID: e.PID, Wait: e.Wait})
-	case e.Action == blkq.ActComplete && e.Err == nil:
+	case e.Action == 'C' && e.Err == nil:
 		sec := int(e.Time / 1e9)
 		for len(w.bytes) <= sec {
 			w.bytes = append(w.bytes, 0)

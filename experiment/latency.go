@@ -141,18 +141,20 @@ func ProbeResolution() time.Duration {
 }
 
 // latencyQueue is the request queue (through the engine's queue factory)
-// and buffer cache the writers load, on a scratch file at path.
-func latencyQueue(path string, cpuHold bool) (*engine.Stack, *bcache.Cache, error) {
+// and buffer cache the writers load, on a scratch file at path, and the
+// timer of the queue lock's hold times.
+func latencyQueue(path string, cpuHold bool) (*engine.Stack, *lockstat.Timer, *bcache.Cache, error) {
+	queueHold := lockstat.New(cpuHold)
 	st, err := engine.OpenQueue(engine.QueueSetup{Device: "file:" + path, Capacity: latencyFileSize,
-		Config: blkq.Config{LockHoldTiming: true, LockHoldCPU: cpuHold}}, nil)
+		Config: blkq.Config{LockHook: queueHold}}, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cache, err := bcache.New(st.Queue, bcache.Config{Pages: 8192, CPUHoldTime: cpuHold})
 	if err != nil {
 		st.Device.Close()
 	}
-	return st, cache, err
+	return st, queueHold, cache, err
 }
 
 // Latency runs the benchmark: writers load a buffer cache over a queue on
@@ -168,7 +170,7 @@ func Latency(o LatencyOptions) (*LatencyResult, error) {
 		o.Scratch(path)
 	}
 	defer os.Remove(path)
-	stack, cache, err := latencyQueue(path, o.CPUHold)
+	stack, queueHold, cache, err := latencyQueue(path, o.CPUHold)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +190,7 @@ func Latency(o LatencyOptions) (*LatencyResult, error) {
 		return nil, closeErr
 	}
 	res.Written = l.written.Load()
-	res.QueueLock, _ = stack.Queue.LockStats()
+	res.QueueLock = queueHold.Stats()
 	res.CacheLock, res.Control = st.Lock, control.Stats()
 	res.Histogram = latencyHistogram(samples)
 	return res, nil

@@ -7,7 +7,6 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/engine"
-	_ "github.com/blkq-dev/blkq/iosched/deadline" // mq-deadline, for the CPU measurement
 	"github.com/blkq-dev/blkq/sim"
 )
 

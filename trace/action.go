@@ -19,32 +19,38 @@ import (
 // carries READ|FLUSH; a discard is a write (WRITE|DISCARD).
 
 // eventAction returns the action word, sector and byte count of e, and
-// false for actions with no blktrace equivalent (ActMergeRequests).
+// false for actions with no blktrace equivalent (W, blkq's wake-up). A
+// request merge is an M (Linux 5.11+'s rq_merge trace) with the merged-away
+// request's sector and size; a dropped read-ahead is a C of the bio whose
+// error is EAGAIN, as Linux records a bio ended with BLK_STS_AGAIN.
 func eventAction(e *blkq.Event) (action uint32, sector uint64, bytes uint32, ok bool) {
 	var ta, tc uint32
 	opBits := true
 	switch e.Action {
-	case blkq.ActQueue:
+	case 'Q':
 		ta, tc = TAQueue, TCQueue
-	case blkq.ActBackMerge:
+	case 'M':
 		ta, tc = TABackMerge, TCQueue
-	case blkq.ActFrontMerge:
+	case 'F':
 		ta, tc = TAFrontMerge, TCQueue
-	case blkq.ActGetRq:
+	case 'G':
 		ta, tc = TAGetRq, TCQueue
-	case blkq.ActSleepRq:
+	case 'S':
 		ta, tc = TASleepRq, TCQueue
-	case blkq.ActRequeue:
+	case 'R':
 		ta, tc = TARequeue, TCRequeue|TCFS
-	case blkq.ActIssue:
+	case 'D':
 		ta, tc = TAIssue, TCIssue|TCFS
-	case blkq.ActComplete:
+	case 'C':
 		ta, tc = TAComplete, TCComplete|TCFS
-	case blkq.ActInsert:
+		if e.Rq == nil {
+			tc = TCComplete // a bio's completion (blk_add_trace_bio) is not an FS request's
+		}
+	case 'I':
 		ta, tc = TAInsert, TCQueue|TCFS
-	case blkq.ActPlug:
+	case 'P':
 		ta, tc, opBits = TAPlug, TCQueue|TCRead, false
-	case blkq.ActUnplug:
+	case 'U':
 		ta, tc, opBits = TAUnplugIO, TCQueue|TCRead, false
 	default:
 		return 0, 0, 0, false
@@ -105,13 +111,8 @@ func errorCode(err error) uint16 {
 // taskName returns the name of the task behind e, if the event carries
 // one.
 func taskName(e *blkq.Event) string {
-	if e.Bio != nil {
-		if t := e.Bio.Task(); t != nil {
-			return t.Name
-		}
-	}
-	if e.Rq != nil && e.Rq.Task != nil {
-		return e.Rq.Task.Name
+	if e.Task != nil {
+		return e.Task.Name
 	}
 	return ""
 }

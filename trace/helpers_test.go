@@ -124,7 +124,7 @@ func scenario(t testing.TB, devErr error, tracers ...blkq.Tracer) {
 		q.Enqueue(r, &blkq.Bio{Op: blkq.OpRead, Flags: blkq.FlagSync | blkq.FlagMeta, Sector: 200, Sectors: 8})
 	})
 	loop.Run()
-	if err := q.CheckInvariants(); err != nil {
+	if err := q.Check(false); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -25,7 +25,7 @@ func TestRoundTripQueuedBios(t *testing.T) {
 			w := trace.NewWriter(&buf, trace.WriterOptions{})
 			var submitted []bio
 			capture := blkq.TracerFunc(func(e *blkq.Event) {
-				if e.Action == blkq.ActQueue {
+				if e.Action == 'Q' {
 					submitted = append(submitted, bio{e.Op == blkq.OpWrite, e.Sector, e.Sectors, e.PID})
 				}
 			})

@@ -104,17 +104,17 @@ func (s *Stats) Trace(e *blkq.Event) {
 	}
 	t := e.Time
 	switch e.Action {
-	case blkq.ActQueue:
+	case 'Q':
 		if s.anyQ {
 			s.m.Q2Q.add(s.lastQ, t)
 		}
 		s.anyQ, s.lastQ = true, t
 		s.ios[e.Bio] = &ioTimes{q: t, s: -1, g: -1, i: -1, m: -1, d: -1}
-	case blkq.ActSleepRq:
+	case 'S':
 		if io := s.ios[e.Bio]; io != nil {
 			io.s = t
 		}
-	case blkq.ActGetRq:
+	case 'G':
 		if io := s.ios[e.Bio]; io != nil {
 			io.g = t
 			s.m.Q2G.add(io.q, t)
@@ -123,19 +123,19 @@ func (s *Stats) Trace(e *blkq.Event) {
 				s.m.S2G.add(io.s, t)
 			}
 		}
-	case blkq.ActBackMerge, blkq.ActFrontMerge:
+	case 'M', 'F':
 		if io := s.ios[e.Bio]; io != nil {
 			io.m = t
 			s.m.Q2M.add(io.q, t)
 		}
-	case blkq.ActInsert:
-		if io := s.ios[e.Rq.FirstBio()]; io != nil {
+	case 'I':
+		if io := s.ios[firstBio(e.Rq)]; io != nil {
 			io.i = t
 			if io.g >= 0 {
 				s.m.G2I.add(io.g, t)
 			}
 		}
-	case blkq.ActIssue:
+	case 'D':
 		e.Rq.Bios(func(b *blkq.Bio) {
 			if io := s.ios[b]; io != nil {
 				switch {
@@ -147,7 +147,11 @@ func (s *Stats) Trace(e *blkq.Event) {
 				io.d = t
 			}
 		})
-	case blkq.ActComplete:
+	case 'C':
+		if e.Rq == nil {
+			delete(s.ios, e.Bio) // a dropped read-ahead: it never reached a request
+			return
+		}
 		e.Rq.Bios(func(b *blkq.Bio) {
 			if io := s.ios[b]; io != nil {
 				s.m.Q2C.add(io.q, t)
@@ -158,6 +162,17 @@ func (s *Stats) Trace(e *blkq.Event) {
 			}
 		})
 	}
+}
+
+// firstBio returns the bio at rq's start sector.
+func firstBio(rq *blkq.Request) *blkq.Bio {
+	var first *blkq.Bio
+	rq.Bios(func(b *blkq.Bio) {
+		if first == nil {
+			first = b
+		}
+	})
+	return first
 }
 
 // Metrics returns the metrics so far.

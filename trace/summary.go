@@ -8,33 +8,57 @@ import (
 	"slices"
 )
 
-// ioStats are blkparse's per-CPU counters. Sizes are kept as blkparse
-// keeps them: whole KiB plus the remainders in bytes.
+// sized is a count of records and their size, kept as blkparse keeps
+// it: whole KiB plus the remainders in bytes.
+type sized struct{ n, kb, b uint64 }
+
+// add counts one record of bytes.
+func (c *sized) add(bytes uint32) {
+	c.n++
+	c.kb += uint64(bytes >> 10)
+	c.b += uint64(bytes & 1023)
+}
+
+// sub takes a record's bytes out of the size (a requeue), wrapping as
+// blkparse's unsigned counters do; the count stays.
+func (c *sized) sub(bytes uint32) {
+	c.kb -= uint64(bytes >> 10)
+	c.b -= uint64(bytes & 1023)
+}
+
+func (c *sized) addAll(o sized) { c.n += o.n; c.kb += o.kb; c.b += o.b }
+
+// KiB returns the size in whole KiB, as blkparse prints it.
+func (c sized) KiB() uint64 { return c.kb + c.b>>10 }
+
+// classStats are blkparse's counters of one class of requests (file
+// system or pass-through), by direction (0 read, 1 write).
+type classStats struct {
+	queued, merged, issued, completed [2]sized
+	requeued                          [2]uint64
+}
+
+func (c *classStats) addAll(o *classStats) {
+	for w := range 2 {
+		c.queued[w].addAll(o.queued[w])
+		c.merged[w].addAll(o.merged[w])
+		c.issued[w].addAll(o.issued[w])
+		c.completed[w].addAll(o.completed[w])
+		c.requeued[w] += o.requeued[w]
+	}
+}
+
+// ioStats are blkparse's per-CPU counters.
 type ioStats struct {
-	qreads, qwrites, creads, cwrites, mreads, mwrites uint64
-	ireads, iwrites, rrqueue, wrqueue                 uint64
-	qreadKB, qwriteKB, creadKB, cwriteKB              uint64
-	ireadKB, iwriteKB, mreadKB, mwriteKB              uint64
-	qreadB, qwriteB, creadB, cwriteB                  uint64
-	ireadB, iwriteB, mreadB, mwriteB                  uint64
-	qreadsPC, qwritesPC, ireadsPC, iwritesPC          uint64
-	rrqueuePC, wrqueuePC, creadsPC, cwritesPC         uint64
-	qreadKBPC, qwriteKBPC, ireadKBPC, iwriteKBPC      uint64
-	qreadBPC, qwriteBPC, ireadBPC, iwriteBPC          uint64
-	ioUnplugs, timerUnplugs                           uint64
+	fs, pc                  classStats
+	ioUnplugs, timerUnplugs uint64
 }
 
-// addSize counts bytes (KiB and bytes) into the counter pair.
-func addSize(kb, b *uint64, bytes uint32) {
-	*kb += uint64(bytes >> 10)
-	*b += uint64(bytes & 1023)
-}
-
-// subSize takes bytes out of the counter pair (a requeue), wrapping as
-// blkparse's unsigned counters do.
-func subSize(kb, b *uint64, bytes uint32) {
-	*kb -= uint64(bytes >> 10)
-	*b -= uint64(bytes & 1023)
+func (t *ioStats) addAll(o *ioStats) {
+	t.fs.addAll(&o.fs)
+	t.pc.addAll(&o.pc)
+	t.ioUnplugs += o.ioUnplugs
+	t.timerUnplugs += o.timerUnplugs
 }
 
 // summary is blkparse's per-device state at the end of a file.
@@ -65,10 +89,8 @@ func (s *summary) account(r *Record, t uint64) {
 	act := r.Action & 0xffff
 	switch {
 	case r.Action == ActionMessage:
-	case r.Categories()&TCPC != 0:
-		s.accountPC(ios, r, act, w)
 	default:
-		s.accountFS(ios, r, act, w)
+		s.accountRecord(ios, r, act, w, r.Categories()&TCPC != 0)
 	}
 	if s.events == 0 {
 		s.first = t
@@ -87,98 +109,52 @@ func (s *summary) done(w int) {
 	}
 }
 
-func (s *summary) accountFS(ios *ioStats, r *Record, act uint32, w int) {
+// accountRecord counts a file-system record (pc false) or a
+// pass-through one into ios. blkparse 1.2.0 treats the two alike except:
+// pass-through requests do not merge, their completions count no size,
+// and a queued pass-through read's whole KiB go into the file-system read
+// KiB (its remainder stays with pass-through), a quirk kept here.
+func (s *summary) accountRecord(ios *ioStats, r *Record, act uint32, w int, pc bool) {
+	c := &ios.fs
+	if pc {
+		c = &ios.pc
+	}
 	switch act {
 	case TAQueue:
-		if w == 1 {
-			ios.qwrites++
-			addSize(&ios.qwriteKB, &ios.qwriteB, r.Bytes)
-		} else {
-			ios.qreads++
-			addSize(&ios.qreadKB, &ios.qreadB, r.Bytes)
+		c.queued[w].add(r.Bytes)
+		if pc && w == 0 {
+			c.queued[0].kb -= uint64(r.Bytes >> 10)
+			ios.fs.queued[0].kb += uint64(r.Bytes >> 10)
 		}
 	case TABackMerge, TAFrontMerge:
-		if w == 1 {
-			ios.mwrites++
-			addSize(&ios.mwriteKB, &ios.mwriteB, r.Bytes)
-		} else {
-			ios.mreads++
-			addSize(&ios.mreadKB, &ios.mreadB, r.Bytes)
+		if !pc {
+			c.merged[w].add(r.Bytes)
 		}
 	case TARequeue:
 		s.done(w)
-		if w == 1 {
-			ios.wrqueue++
-			subSize(&ios.iwriteKB, &ios.iwriteB, r.Bytes)
-		} else {
-			ios.rrqueue++
-			subSize(&ios.ireadKB, &ios.ireadB, r.Bytes)
-		}
+		c.requeued[w]++
+		c.issued[w].sub(r.Bytes)
 	case TAIssue:
-		if w == 1 {
-			ios.iwrites++
-			addSize(&ios.iwriteKB, &ios.iwriteB, r.Bytes)
-		} else {
-			ios.ireads++
-			addSize(&ios.ireadKB, &ios.ireadB, r.Bytes)
-		}
+		c.issued[w].add(r.Bytes)
 		s.issue(w)
 	case TAComplete:
 		s.done(w)
-		if w == 1 {
-			ios.cwrites++
-			addSize(&ios.cwriteKB, &ios.cwriteB, r.Bytes)
+		if pc {
+			c.completed[w].n++
 		} else {
-			ios.creads++
-			addSize(&ios.creadKB, &ios.creadB, r.Bytes)
+			c.completed[w].add(r.Bytes)
 		}
 	case TAUnplugIO:
-		ios.ioUnplugs++
+		if !pc {
+			ios.ioUnplugs++
+		}
 	case TAUnplugTimer:
-		ios.timerUnplugs++
+		if !pc {
+			ios.timerUnplugs++
+		}
 	case TADrvData:
-		s.drvData = true
-	}
-}
-
-// accountPC mirrors blkparse 1.2.0's pass-through counters, including its
-// habit of counting queued pass-through reads into the file-system read
-// KiB.
-func (s *summary) accountPC(ios *ioStats, r *Record, act uint32, w int) {
-	switch act {
-	case TAQueue:
-		if w == 1 {
-			ios.qwritesPC++
-			addSize(&ios.qwriteKBPC, &ios.qwriteBPC, r.Bytes)
-		} else {
-			ios.qreadsPC++
-			ios.qreadKB += uint64(r.Bytes >> 10)
-			ios.qreadBPC += uint64(r.Bytes & 1023)
-		}
-	case TARequeue:
-		s.done(w)
-		if w == 1 {
-			ios.wrqueuePC++
-			subSize(&ios.iwriteKBPC, &ios.iwriteBPC, r.Bytes)
-		} else {
-			ios.rrqueuePC++
-			subSize(&ios.ireadKBPC, &ios.ireadBPC, r.Bytes)
-		}
-	case TAIssue:
-		if w == 1 {
-			ios.iwritesPC++
-			addSize(&ios.iwriteKBPC, &ios.iwriteBPC, r.Bytes)
-		} else {
-			ios.ireadsPC++
-			addSize(&ios.ireadKBPC, &ios.ireadBPC, r.Bytes)
-		}
-		s.issue(w)
-	case TAComplete:
-		s.done(w)
-		if w == 1 {
-			ios.cwritesPC++
-		} else {
-			ios.creadsPC++
+		if !pc {
+			s.drvData = true
 		}
 	}
 }
@@ -220,8 +196,8 @@ func PrintSummary(w io.Writer, recs []Record, name string) error {
 	}
 	var rrate, wrate uint64
 	if msec := (s.last - s.first) / 1e6; msec != 0 {
-		rrate = (1000*total.creadKB + total.creadB) / msec
-		wrate = (1000*total.cwriteKB + total.cwriteB) / msec
+		rrate = (1000*total.fs.completed[0].kb + total.fs.completed[0].b) / msec
+		wrate = (1000*total.fs.completed[1].kb + total.fs.completed[1].b) / msec
 	}
 	fmt.Fprintf(bw, "\nThroughput (R/W): %dKiB/s / %dKiB/s\n", rrate, wrate)
 	fmt.Fprintf(bw, "Events (%s): %d entries\n", name, s.events)
@@ -230,53 +206,6 @@ func PrintSummary(w io.Writer, recs []Record, name string) error {
 		fmt.Fprintf(bw, "\ndiscarded traces containing low-level device driver specific data (only available in binary output)\n")
 	}
 	return bw.Flush()
-}
-
-func (t *ioStats) addAll(o *ioStats) {
-	t.qreads += o.qreads
-	t.qwrites += o.qwrites
-	t.creads += o.creads
-	t.cwrites += o.cwrites
-	t.mreads += o.mreads
-	t.mwrites += o.mwrites
-	t.ireads += o.ireads
-	t.iwrites += o.iwrites
-	t.rrqueue += o.rrqueue
-	t.wrqueue += o.wrqueue
-	t.qreadKB += o.qreadKB
-	t.qwriteKB += o.qwriteKB
-	t.creadKB += o.creadKB
-	t.cwriteKB += o.cwriteKB
-	t.ireadKB += o.ireadKB
-	t.iwriteKB += o.iwriteKB
-	t.mreadKB += o.mreadKB
-	t.mwriteKB += o.mwriteKB
-	t.qreadB += o.qreadB
-	t.qwriteB += o.qwriteB
-	t.creadB += o.creadB
-	t.cwriteB += o.cwriteB
-	t.ireadB += o.ireadB
-	t.iwriteB += o.iwriteB
-	t.mreadB += o.mreadB
-	t.mwriteB += o.mwriteB
-	t.qreadsPC += o.qreadsPC
-	t.qwritesPC += o.qwritesPC
-	t.creadsPC += o.creadsPC
-	t.cwritesPC += o.cwritesPC
-	t.ireadsPC += o.ireadsPC
-	t.iwritesPC += o.iwritesPC
-	t.rrqueuePC += o.rrqueuePC
-	t.wrqueuePC += o.wrqueuePC
-	t.qreadKBPC += o.qreadKBPC
-	t.qwriteKBPC += o.qwriteKBPC
-	t.ireadKBPC += o.ireadKBPC
-	t.iwriteKBPC += o.iwriteKBPC
-	t.qreadBPC += o.qreadBPC
-	t.qwriteBPC += o.qwriteBPC
-	t.ireadBPC += o.ireadBPC
-	t.iwriteBPC += o.iwriteBPC
-	t.timerUnplugs += o.timerUnplugs
-	t.ioUnplugs += o.ioUnplugs
 }
 
 // sizeCnv formats a count as blkparse's size_cnv does: eight columns,
@@ -296,31 +225,34 @@ func sizeCnv(n uint64, kb bool) string {
 }
 
 func dumpIOStats(w io.Writer, s *ioStats, title string, depth *[2]uint64) {
+	fs, pc := &s.fs, &s.pc
+	n := func(c sized) string { return sizeCnv(c.n, false) }
+	kib := func(c sized) string { return sizeCnv(c.KiB(), true) }
 	fmt.Fprintf(w, "%s\n", title)
-	fmt.Fprintf(w, " Reads Queued:    %s, %siB\t", sizeCnv(s.qreads, false), sizeCnv(s.qreadKB+s.qreadB>>10, true))
-	fmt.Fprintf(w, " Writes Queued:    %s, %siB\n", sizeCnv(s.qwrites, false), sizeCnv(s.qwriteKB+s.qwriteB>>10, true))
-	fmt.Fprintf(w, " Read Dispatches: %s, %siB\t", sizeCnv(s.ireads, false), sizeCnv(s.ireadKB+s.ireadB>>10, true))
-	fmt.Fprintf(w, " Write Dispatches: %s, %siB\n", sizeCnv(s.iwrites, false), sizeCnv(s.iwriteKB+s.iwriteB>>10, true))
-	fmt.Fprintf(w, " Reads Requeued:  %s\t\t", sizeCnv(s.rrqueue, false))
-	fmt.Fprintf(w, " Writes Requeued:  %s\n", sizeCnv(s.wrqueue, false))
-	fmt.Fprintf(w, " Reads Completed: %s, %siB\t", sizeCnv(s.creads, false), sizeCnv(s.creadKB+s.creadB>>10, true))
-	fmt.Fprintf(w, " Writes Completed: %s, %siB\n", sizeCnv(s.cwrites, false), sizeCnv(s.cwriteKB+s.cwriteB>>10, true))
-	fmt.Fprintf(w, " Read Merges:     %s, %siB\t", sizeCnv(s.mreads, false), sizeCnv(s.mreadKB+s.mreadB>>10, true))
-	fmt.Fprintf(w, " Write Merges:     %s, %siB\n", sizeCnv(s.mwrites, false), sizeCnv(s.mwriteKB+s.mwriteB>>10, true))
+	fmt.Fprintf(w, " Reads Queued:    %s, %siB\t", n(fs.queued[0]), kib(fs.queued[0]))
+	fmt.Fprintf(w, " Writes Queued:    %s, %siB\n", n(fs.queued[1]), kib(fs.queued[1]))
+	fmt.Fprintf(w, " Read Dispatches: %s, %siB\t", n(fs.issued[0]), kib(fs.issued[0]))
+	fmt.Fprintf(w, " Write Dispatches: %s, %siB\n", n(fs.issued[1]), kib(fs.issued[1]))
+	fmt.Fprintf(w, " Reads Requeued:  %s\t\t", sizeCnv(fs.requeued[0], false))
+	fmt.Fprintf(w, " Writes Requeued:  %s\n", sizeCnv(fs.requeued[1], false))
+	fmt.Fprintf(w, " Reads Completed: %s, %siB\t", n(fs.completed[0]), kib(fs.completed[0]))
+	fmt.Fprintf(w, " Writes Completed: %s, %siB\n", n(fs.completed[1]), kib(fs.completed[1]))
+	fmt.Fprintf(w, " Read Merges:     %s, %siB\t", n(fs.merged[0]), kib(fs.merged[0]))
+	fmt.Fprintf(w, " Write Merges:     %s, %siB\n", n(fs.merged[1]), kib(fs.merged[1]))
 	if depth != nil {
 		fmt.Fprintf(w, " Read depth:      %8d%8c\t", depth[0], ' ')
 		fmt.Fprintf(w, " Write depth:      %8d\n", depth[1])
 	}
-	if s.qreadsPC != 0 || s.qwritesPC != 0 || s.ireadsPC != 0 || s.iwritesPC != 0 ||
-		s.rrqueuePC != 0 || s.wrqueuePC != 0 || s.creadsPC != 0 || s.cwritesPC != 0 {
-		fmt.Fprintf(w, " PC Reads Queued: %s, %siB\t", sizeCnv(s.qreadsPC, false), sizeCnv(s.qreadKBPC+s.qreadBPC>>10, true))
-		fmt.Fprintf(w, " PC Writes Queued: %s, %siB\n", sizeCnv(s.qwritesPC, false), sizeCnv(s.qwriteKBPC+s.qwriteBPC>>10, true))
-		fmt.Fprintf(w, " PC Read Disp.:   %s, %siB\t", sizeCnv(s.ireadsPC, false), sizeCnv(s.ireadKBPC+s.ireadBPC>>10, true))
-		fmt.Fprintf(w, " PC Write Disp.:   %s, %siB\n", sizeCnv(s.iwritesPC, false), sizeCnv(s.iwriteKBPC+s.iwriteBPC>>10, true))
-		fmt.Fprintf(w, " PC Reads Req.:   %s\t\t", sizeCnv(s.rrqueuePC, false))
-		fmt.Fprintf(w, " PC Writes Req.:   %s\n", sizeCnv(s.wrqueuePC, false))
-		fmt.Fprintf(w, " PC Reads Compl.: %s\t\t", sizeCnv(s.creadsPC, false))
-		fmt.Fprintf(w, " PC Writes Compl.: %s\n", sizeCnv(s.cwritesPC, false))
+	if pc.queued[0].n != 0 || pc.queued[1].n != 0 || pc.issued[0].n != 0 || pc.issued[1].n != 0 ||
+		pc.requeued[0] != 0 || pc.requeued[1] != 0 || pc.completed[0].n != 0 || pc.completed[1].n != 0 {
+		fmt.Fprintf(w, " PC Reads Queued: %s, %siB\t", n(pc.queued[0]), kib(pc.queued[0]))
+		fmt.Fprintf(w, " PC Writes Queued: %s, %siB\n", n(pc.queued[1]), kib(pc.queued[1]))
+		fmt.Fprintf(w, " PC Read Disp.:   %s, %siB\t", n(pc.issued[0]), kib(pc.issued[0]))
+		fmt.Fprintf(w, " PC Write Disp.:   %s, %siB\n", n(pc.issued[1]), kib(pc.issued[1]))
+		fmt.Fprintf(w, " PC Reads Req.:   %s\t\t", sizeCnv(pc.requeued[0], false))
+		fmt.Fprintf(w, " PC Writes Req.:   %s\n", sizeCnv(pc.requeued[1], false))
+		fmt.Fprintf(w, " PC Reads Compl.: %s\t\t", n(pc.completed[0]))
+		fmt.Fprintf(w, " PC Writes Compl.: %s\n", n(pc.completed[1]))
 	}
 	fmt.Fprintf(w, " IO unplugs:      %8d%8c\t", s.ioUnplugs, ' ')
 	fmt.Fprintf(w, " Timer unplugs:    %8d\n", s.timerUnplugs)

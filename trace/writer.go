@@ -120,9 +120,9 @@ func (w *Writer) Trace(e *blkq.Event) {
 	r := Record{Sequence: w.seq, Time: uint64(e.Time), Sector: sector, Bytes: bytes,
 		Action: action, PID: uint32(e.PID), Device: w.dev}
 	switch e.Action {
-	case blkq.ActComplete:
+	case 'C':
 		r.Error = errorCode(e.Err)
-	case blkq.ActUnplug:
+	case 'U':
 		var pdu [8]byte
 		binary.BigEndian.PutUint64(pdu[:], uint64(max(e.Depth, 0)))
 		r.PDU = pdu[:]

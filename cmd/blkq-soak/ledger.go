@@ -33,7 +33,6 @@ const (
 type ledger struct {
 	mu     sync.Mutex
 	live   map[*blkq.Bio]bioState
-	raQ    *blkq.Bio // a read-ahead bio whose Q was the last event
 	issued map[*blkq.Request]bool
 
 	queued, completed, dropped, forgotten, notQueued int64
@@ -63,43 +62,41 @@ func (l *ledger) dup(format string, args ...any) {
 func (l *ledger) Trace(e *blkq.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if b := l.raQ; b != nil {
-		l.raQ = nil
-		if !(e.Bio == b && (e.Action == blkq.ActBackMerge || e.Action == blkq.ActFrontMerge || e.Action == blkq.ActGetRq)) {
-			l.dropRA(b)
-		}
-	}
 	switch e.Action {
-	case blkq.ActQueue:
+	case 'Q':
 		if s, ok := l.live[e.Bio]; ok {
 			l.dup("Q of %v %d+%d while it is live (state %d)", e.Op, e.Sector, e.Sectors, s)
 			return
 		}
 		l.live[e.Bio] = waiting
 		l.queued++
-		if e.Flags&blkq.FlagReadAhead != 0 {
-			l.raQ = e.Bio
+	case 'M', 'F', 'G':
+		if e.Bio == nil {
+			return // a request merged into another: its bios stay in a request
 		}
-	case blkq.ActBackMerge, blkq.ActFrontMerge, blkq.ActGetRq:
 		if s := l.live[e.Bio]; s != waiting && s != sleeping {
 			l.dup("%v for %v %d+%d in state %d", e.Action, e.Op, e.Sector, e.Sectors, s)
 			return
 		}
 		l.live[e.Bio] = inRequest
-	case blkq.ActSleepRq:
+	case 'S':
 		if s := l.live[e.Bio]; s != waiting && s != sleeping {
 			l.dup("S for %v %d+%d in state %d", e.Op, e.Sector, e.Sectors, s)
 			return
 		}
 		l.live[e.Bio] = sleeping
-	case blkq.ActIssue:
+	case 'D':
 		if l.issued[e.Rq] {
 			l.dup("D of request %v %d+%d already in flight", e.Op, e.Sector, e.Sectors)
 			return
 		}
 		l.issued[e.Rq] = true
 		l.rqIssued++
-	case blkq.ActComplete:
+	case 'C':
+		if e.Rq == nil {
+			l.dropRA(e.Bio) // a read-ahead dropped at once: it never had a request
+			return
+		}
 		if !l.issued[e.Rq] {
 			l.dup("C of request %v %d+%d not in flight", e.Op, e.Sector, e.Sectors)
 			return
@@ -143,15 +140,10 @@ func (l *ledger) forget(b *blkq.Bio) {
 	}
 }
 
-// settle is called with the queue idle: a pending read-ahead Q resolves
-// to a drop, and every bio still live is lost.
+// settle is called with the queue idle: every bio still live is lost.
 func (l *ledger) settle() (lost int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if b := l.raQ; b != nil {
-		l.raQ = nil
-		l.dropRA(b)
-	}
 	for b, s := range l.live {
 		l.problem("lost: %v %d+%d (flags %v) in state %d", b.Op, b.Sector, b.Sectors, b.Flags, s)
 	}

@@ -45,8 +45,6 @@ import (
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/bcache"
 	"github.com/blkq-dev/blkq/device"
-	_ "github.com/blkq-dev/blkq/iosched/deadline"
-	_ "github.com/blkq-dev/blkq/iosched/linus"
 )
 
 // config sets up a soak. Zero fields take the defaults of defaultConfig.
@@ -99,6 +97,7 @@ const pageSize = bcache.PageSize
 type soak struct {
 	cfg   config
 	q     *blkq.Queue
+	clk   blkq.Clock
 	c     *bcache.Cache
 	led   *ledger
 	stats *blkq.DiskStats
@@ -172,12 +171,13 @@ func run(cfg config) (*result, error) {
 		return nil, err
 	}
 	defer dev.Close()
-	q, err := blkq.New(dev, blkq.NewRealClock(), blkq.Config{Scheduler: "mq-deadline", NrRequests: 32, ReadAheadKB: 128})
+	clk := blkq.NewRealClock()
+	q, err := blkq.New(dev, clk, blkq.Config{Scheduler: "mq-deadline", NrRequests: 32, ReadAheadKB: 128})
 	if err != nil {
 		return nil, err
 	}
 	defer q.Close()
-	s := &soak{cfg: cfg, q: q, led: newLedger(), stats: &blkq.DiskStats{}, model: make([]byte, size), baseB: baseB}
+	s := &soak{cfg: cfg, q: q, clk: clk, led: newLedger(), stats: &blkq.DiskStats{}, model: make([]byte, size), baseB: baseB}
 	q.AddTracer(s.led)
 	q.AddTracer(s.stats)
 	c, err := bcache.New(q, bcache.Config{Pages: cfg.CachePages, ReadAheadKB: 128})
@@ -202,7 +202,7 @@ func run(cfg config) (*result, error) {
 		side.Go(func() { s.progress(start) })
 	}
 	stuck := time.AfterFunc(cfg.Duration+2*time.Minute, func() {
-		fmt.Fprintf(os.Stderr, "blkq-soak: FAIL: the workers have not stopped 2 minutes past the deadline (a hang); pool %+v\n", q.Pool())
+		fmt.Fprintf(os.Stderr, "blkq-soak: FAIL: the workers have not stopped 2 minutes past the deadline (a hang); %v\n", q.Check(true))
 		buf := make([]byte, 1<<24)
 		os.Stderr.Write(buf[:runtime.Stack(buf, true)])
 		os.Remove(path)
@@ -224,7 +224,7 @@ func run(cfg config) (*result, error) {
 	s.verifyDevice()
 	s.waitIdle()
 	verifying := time.Since(t)
-	if err := q.CheckInvariants(); err != nil {
+	if err := q.Check(false); err != nil {
 		s.fail("at the end: %v", err)
 	}
 	r := s.result(elapsed)
@@ -235,9 +235,9 @@ func run(cfg config) (*result, error) {
 // waitIdle waits for the queue to hold nothing (bounded: a stuck queue is
 // a failure, not a hang).
 func (s *soak) waitIdle() {
-	for t := time.Now(); !s.q.Idle(); time.Sleep(time.Millisecond) {
+	for t := time.Now(); s.q.Check(true) != nil; time.Sleep(time.Millisecond) {
 		if time.Since(t) > time.Minute {
-			s.fail("queue not idle a minute after the workers stopped: %+v", s.q.Pool())
+			s.fail("a minute after the workers stopped: %v", s.q.Check(true))
 			return
 		}
 	}

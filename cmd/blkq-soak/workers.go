@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"syscall"
 	"time"
 
 	"github.com/blkq-dev/blkq"
@@ -271,7 +272,7 @@ func (s *soak) flipper() {
 		switch {
 		case err == nil:
 			s.flips.Add(1)
-		case errors.Is(err, blkq.ErrNoAttr):
+		case errors.Is(err, syscall.ENOENT):
 			s.skipped.Add(1) // another scheduler's tunable
 		default:
 			s.fail("flip %s=%s: %v", name, value, err)
@@ -287,16 +288,14 @@ func (s *soak) poller() {
 		if st.InFlight < 0 {
 			s.fail("disk stats: in flight %d", st.InFlight)
 		}
-		s.stats.Flush(s.q.Clock().Now())
+		s.stats.Flush(s.clk.Now())
 		_ = s.stats.Stat()
-		_ = s.q.Pool()
-		_, _ = s.q.LockStats()
 		for _, a := range s.q.Attrs() {
-			if _, err := s.q.Attr(a); err != nil && !errors.Is(err, blkq.ErrNoAttr) {
+			if _, err := s.q.Attr(a); err != nil && !errors.Is(err, syscall.ENOENT) {
 				s.fail("attr %s: %v", a, err)
 			}
 		}
-		if err := s.q.CheckInvariants(); err != nil {
+		if err := s.q.Check(false); err != nil {
 			s.fail("while running: %v", err)
 		}
 		_ = s.c.Stats()

@@ -1,4 +1,4 @@
-package deadline
+package blkq
 
 import (
 	"errors"
@@ -7,23 +7,20 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/blkq-dev/blkq"
-	"github.com/blkq-dev/blkq/sim"
 )
 
-func rq(op blkq.Op, sector uint64) *blkq.Request {
-	return &blkq.Request{Op: op, Sector: sector, Sectors: 8}
+func deadlineRq(op Op, sector uint64) *Request {
+	return &Request{Op: op, Sector: sector, Sectors: 8}
 }
 
-func ms(n int) blkq.Time { return blkq.Time(time.Duration(n) * time.Millisecond) }
+func deadlineMs(n int) Time { return Time(time.Duration(n) * time.Millisecond) }
 
-func name(r *blkq.Request) string {
+func deadlineName(r *Request) string {
 	if r == nil {
 		return "nil"
 	}
 	l := "R"
-	if r.Op == blkq.OpWrite {
+	if r.Op == OpWrite {
 		l = "W"
 	}
 	return fmt.Sprintf("%s%d", l, r.Sector)
@@ -33,15 +30,15 @@ func name(r *blkq.Request) string {
 // starts a batch; a batch starts at the next request in sector order unless
 // the FIFO head's deadline (insert + read_expire 500 ms) has passed.
 func TestExpiredFIFOHeadStartsTheBatch(t *testing.T) {
-	d := New("mq-deadline")
+	d := newDeadline("mq-deadline")
 	d.SetAttr("fifo_batch", "1")
-	d.Insert(rq(blkq.OpRead, 5000), false, ms(0)) // deadline 500 ms
-	d.Insert(rq(blkq.OpRead, 1000), false, ms(10))
-	d.Insert(rq(blkq.OpRead, 2000), false, ms(20))
-	d.Insert(rq(blkq.OpRead, 3000), false, ms(30))
+	d.Insert(deadlineRq(OpRead, 5000), false, deadlineMs(0)) // deadline 500 ms
+	d.Insert(deadlineRq(OpRead, 1000), false, deadlineMs(10))
+	d.Insert(deadlineRq(OpRead, 2000), false, deadlineMs(20))
+	d.Insert(deadlineRq(OpRead, 3000), false, deadlineMs(30))
 	var got []string
 	for _, now := range []int{100, 200, 500, 700} {
-		got = append(got, name(d.Dispatch(ms(now))))
+		got = append(got, deadlineName(d.Dispatch(deadlineMs(now))))
 	}
 	// 100 ms: nothing expired, next from sector 0 is 1000. 200 ms: 2000.
 	// 500 ms: the head (5000, deadline 500 ms) has expired: it goes before
@@ -49,7 +46,7 @@ func TestExpiredFIFOHeadStartsTheBatch(t *testing.T) {
 	if want := "R1000 R2000 R5000 R3000"; strings.Join(got, " ") != want {
 		t.Fatalf("dispatch order %v, want %s", got, want)
 	}
-	if d.Len() != 0 || d.Dispatch(ms(800)) != nil {
+	if d.Len() != 0 || d.Dispatch(deadlineMs(800)) != nil {
 		t.Fatal("requests left over")
 	}
 }
@@ -61,10 +58,10 @@ func TestExpiryBoundary(t *testing.T) {
 		now  int
 		want string
 	}{{499, "R1000"}, {500, "R5000"}} {
-		d := New("mq-deadline")
-		d.Insert(rq(blkq.OpRead, 5000), false, 0)
-		d.Insert(rq(blkq.OpRead, 1000), false, 0)
-		if got := name(d.Dispatch(ms(c.now))); got != c.want {
+		d := newDeadline("mq-deadline")
+		d.Insert(deadlineRq(OpRead, 5000), false, 0)
+		d.Insert(deadlineRq(OpRead, 1000), false, 0)
+		if got := deadlineName(d.Dispatch(deadlineMs(c.now))); got != c.want {
 			t.Errorf("at %d ms dispatched %s, want %s", c.now, got, c.want)
 		}
 	}
@@ -73,17 +70,17 @@ func TestExpiryBoundary(t *testing.T) {
 // TestWritesStarved: with reads and writes queued and fifo_batch 1, reads
 // are preferred for writes_starved (2) batches, then a write batch runs.
 func TestWritesStarved(t *testing.T) {
-	d := New("mq-deadline")
+	d := newDeadline("mq-deadline")
 	d.SetAttr("fifo_batch", "1")
 	for i := range 6 {
-		d.Insert(rq(blkq.OpRead, uint64(1000+i*100)), false, 0)
+		d.Insert(deadlineRq(OpRead, uint64(1000+i*100)), false, 0)
 	}
 	for i := range 3 {
-		d.Insert(rq(blkq.OpWrite, uint64(9000+i*100)), false, 0)
+		d.Insert(deadlineRq(OpWrite, uint64(9000+i*100)), false, 0)
 	}
 	var got []string
 	for range 9 {
-		got = append(got, name(d.Dispatch(0))[:1])
+		got = append(got, deadlineName(d.Dispatch(0))[:1])
 	}
 	// A new queue starts as if a write batch were under way (Linux sets
 	// last_dir to WRITE), so the first dispatch continues it.
@@ -91,16 +88,16 @@ func TestWritesStarved(t *testing.T) {
 		t.Fatalf("directions %s, want %s", strings.Join(got, ""), want)
 	}
 	// writes_starved 0: writes go at every batch change when both wait.
-	d = New("mq-deadline")
+	d = newDeadline("mq-deadline")
 	d.SetAttr("fifo_batch", "1")
 	d.SetAttr("writes_starved", "0")
 	for i := range 2 {
-		d.Insert(rq(blkq.OpRead, uint64(1000+i*100)), false, 0)
-		d.Insert(rq(blkq.OpWrite, uint64(9000+i*100)), false, 0)
+		d.Insert(deadlineRq(OpRead, uint64(1000+i*100)), false, 0)
+		d.Insert(deadlineRq(OpWrite, uint64(9000+i*100)), false, 0)
 	}
 	got = got[:0]
 	for range 4 {
-		got = append(got, name(d.Dispatch(0))[:1])
+		got = append(got, deadlineName(d.Dispatch(0))[:1])
 	}
 	if want := "WWRR"; strings.Join(got, "") != want {
 		t.Fatalf("writes_starved=0: %s, want %s", strings.Join(got, ""), want)
@@ -110,15 +107,15 @@ func TestWritesStarved(t *testing.T) {
 // TestBatchRunsInSectorOrderUpToFifoBatch: a batch continues in ascending
 // sector order, ignoring deadlines, for fifo_batch requests.
 func TestBatchRunsInSectorOrderUpToFifoBatch(t *testing.T) {
-	d := New("mq-deadline")
+	d := newDeadline("mq-deadline")
 	d.SetAttr("fifo_batch", "3")
 	for _, s := range []uint64{400, 100, 300, 200, 500} {
-		d.Insert(rq(blkq.OpRead, s), false, 0)
+		d.Insert(deadlineRq(OpRead, s), false, 0)
 	}
-	d.Insert(rq(blkq.OpWrite, 50), false, 0)
+	d.Insert(deadlineRq(OpWrite, 50), false, 0)
 	var got []string
 	for range 6 {
-		got = append(got, name(d.Dispatch(ms(10000))))
+		got = append(got, deadlineName(d.Dispatch(deadlineMs(10000))))
 	}
 	// Everything has expired at 10 s. The initial write "batch" takes W50.
 	// Batch 1 (reads): FIFO head 400 (the oldest read), then 500 in sector
@@ -130,15 +127,15 @@ func TestBatchRunsInSectorOrderUpToFifoBatch(t *testing.T) {
 }
 
 func TestAttrs(t *testing.T) {
-	d := New("mq-deadline")
+	d := newDeadline("mq-deadline")
 	want := map[string]string{"read_expire": "500", "write_expire": "5000", "writes_starved": "2", "fifo_batch": "16", "front_merges": "1"}
 	for k, v := range want {
 		if got, err := d.Attr(k); err != nil || got != v {
 			t.Errorf("%s = %q, %v; want %q (Linux default)", k, got, err, v)
 		}
 	}
-	if err := d.SetAttr("bogus", "1"); !errors.Is(err, blkq.ErrNoAttr) {
-		t.Errorf("unknown attribute: %v, want ErrNoAttr", err)
+	if err := d.SetAttr("bogus", "1"); !errors.Is(err, errNoAttr) {
+		t.Errorf("unknown attribute: %v, want errNoAttr", err)
 	}
 }
 
@@ -177,7 +174,7 @@ func TestAttrBoundsClampAndOverflowIsAnError(t *testing.T) {
 		{"front_merges", "-1", "0", nil},
 		{"front_merges", "0x1", "", syscall.EINVAL},
 	} {
-		d := New("mq-deadline")
+		d := newDeadline("mq-deadline")
 		before, _ := d.Attr(c.name)
 		err := d.SetAttr(c.name, c.value)
 		got, _ := d.Attr(c.name)
@@ -196,7 +193,7 @@ func TestAttrBoundsClampAndOverflowIsAnError(t *testing.T) {
 // for read_expire=2^63 names the attribute and the value, and the expiry
 // stays as it was.
 func TestExpiryOverflowThroughQueueNamesAttributeAndValue(t *testing.T) {
-	q, err := blkq.New(&gated{}, sim.NewLoop(), blkq.Config{Scheduler: "mq-deadline"})
+	q, err := New(&gated{}, newSimLoop(), Config{Scheduler: "mq-deadline"})
 	if err != nil {
 		t.Fatal(err)
 	}

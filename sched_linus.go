@@ -1,4 +1,6 @@
-// Package linus is the Linux 2.4 I/O scheduler, the "linus elevator" of
+package blkq
+
+// linus is the Linux 2.4 I/O scheduler, the "linus elevator" of
 // drivers/block/elevator.c, tuned with elvtune.
 //
 // # The algorithm
@@ -13,7 +15,7 @@
 // s >= p.Sector || s < next.Sector at a wrap. If no such place exists it
 // goes at the tail. Nothing is ever put in front of the head.
 //
-// Every request carries a passover budget (Request.ElvSeq, 2.4's
+// Every request carries a passover budget (Request.elvSeq, 2.4's
 // elevator_sequence), set when it is inserted: read_latency for a read,
 // write_latency for anything else. Whenever newer I/O is put ahead of a
 // queued request, that request pays:
@@ -92,32 +94,24 @@
 // Like 2.4's, an insert, a merge and a front-merge lookup each walk the list
 // (O(queued requests), at most 2 x nr_requests); dispatch is O(1).
 //
-// Import this package for its effect: it registers "linus" with the stock
-// 2.4.21 tunables.
-package linus
+// A queue made with Scheduler "linus" gets the stock 2.4.21 tunables.
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
-	"strings"
-	"syscall"
-
-	"github.com/blkq-dev/blkq"
 )
 
-// Name is the scheduler's registered name.
-const Name = "linus"
+// linusName is the scheduler's name.
+const linusName = "linus"
 
 // The stock 2.4.21 tunables (include/linux/elevator.h in the RHEL3 2.4.21
 // tree: ELEVATOR_LINUS and ELV_LINUS_SEEK_COST).
 const (
-	DefaultReadLatency     = 2048
-	DefaultWriteLatency    = 8192
-	DefaultMaxBombSegments = 6
-	DefaultSeekCost        = 16
+	linusDefaultReadLatency     = 2048
+	linusDefaultWriteLatency    = 8192
+	linusDefaultMaxBombSegments = 6
+	linusDefaultSeekCost        = 16
 )
 
 // sectorsPerBombUnit: a queued write counts 1 + sectors/64 write units
@@ -127,88 +121,76 @@ const sectorsPerBombUnit = 64
 // maxTunable caps every tunable (2.4 kept them in ints).
 const maxTunable = math.MaxInt32
 
-func init() {
-	blkq.RegisterElevator(Name, func(blkq.Clock) blkq.Elevator { return New(Stock2421()) })
-}
-
-// Params are the elevator's tunables, in elvtune's terms.
-type Params struct {
+// linusParams are the elevator's tunables, in elvtune's terms.
+type linusParams struct {
 	ReadLatency     int // passover budget of a read (elvtune -r)
 	WriteLatency    int // passover budget of a write (elvtune -w)
 	MaxBombSegments int // write units left ahead of a promoted read; 0 = off (elvtune -b)
 	SeekCost        int // budget a seeky insert costs each request it passes (ELV_LINUS_SEEK_COST)
 }
 
-// Stock2421 returns the tunables of a stock 2.4.21 kernel (as shipped in
+// linusStock2421 returns the tunables of a stock 2.4.21 kernel (as shipped in
 // RHEL3): read 2048, write 8192, max_bomb_segments 6, seek cost 16.
-func Stock2421() Params {
-	return Params{ReadLatency: DefaultReadLatency, WriteLatency: DefaultWriteLatency,
-		MaxBombSegments: DefaultMaxBombSegments, SeekCost: DefaultSeekCost}
+func linusStock2421() linusParams {
+	return linusParams{ReadLatency: linusDefaultReadLatency, WriteLatency: linusDefaultWriteLatency,
+		MaxBombSegments: linusDefaultMaxBombSegments, SeekCost: linusDefaultSeekCost}
 }
 
-// Tuned2003 returns the setting of Andrea Arcangeli's 2003 -aa patch from
+// linusTuned2003 returns the setting of Andrea Arcangeli's 2003 -aa patch from
 // the "io stalls" thread: read 128, write 512, seek cost 1. That tree did
 // not apply max_bomb_segments, so it is 0 (off).
-func Tuned2003() Params {
-	return Params{ReadLatency: 128, WriteLatency: 512, MaxBombSegments: 0, SeekCost: 1}
+func linusTuned2003() linusParams {
+	return linusParams{ReadLatency: 128, WriteLatency: 512, MaxBombSegments: 0, SeekCost: 1}
 }
 
-// Validate reports whether p is usable: latencies and max_bomb_segments in
-// 0..MaxInt32, seek cost in 1..MaxInt32 (a seek cost of 0 would let seeky
-// inserts pass a request for ever).
-func (p Params) Validate() error {
-	for _, f := range []struct {
-		name string
-		v    int
-		min  int
-	}{
-		{"read_latency", p.ReadLatency, 0},
-		{"write_latency", p.WriteLatency, 0},
-		{"max_bomb_segments", p.MaxBombSegments, 0},
-		{"seek_cost", p.SeekCost, 1},
-	} {
-		if f.v < f.min || f.v > maxTunable {
-			return fmt.Errorf("linus: %s %d: want %d..%d", f.name, f.v, f.min, maxTunable)
+// Validate reports whether p is usable: each tunable within its bounds
+// in linusTunables (latencies and max_bomb_segments 0..MaxInt32, seek
+// cost 1..MaxInt32).
+func (p linusParams) Validate() error {
+	l := &linus{p: p}
+	for _, t := range linusTunables {
+		if v, _ := strconv.ParseInt(t.get(l), 10, 64); v < t.lo || v > t.hi {
+			return fmt.Errorf("linus: %s %d: want %d..%d", t.name, v, t.lo, t.hi)
 		}
 	}
 	return nil
 }
 
-// Which list a request is on, kept in Request.ElvIndex.
+// Which list a request is on, kept in Request.elvIndex.
 const (
 	onNone   = iota
 	onSorted // the sector-sorted list
 	onFront  // the head-insert list, served first
 )
 
-// Linus is the 2.4 linus elevator. Use New; the queue calls its methods
+// linus is the 2.4 linus elevator. Use newLinus; the queue calls its methods
 // under its lock.
-type Linus struct {
-	p      Params
-	sorted blkq.RequestList // dispatch order; head is next
-	front  blkq.RequestList // head inserts (flushes), served before sorted
+type linus struct {
+	p      linusParams
+	sorted rqList // dispatch order; head is next
+	front  rqList // head inserts (flushes), served before sorted
 }
 
-// New returns a linus elevator with tunables p. It panics if p is invalid
-// (see Params.Validate).
-func New(p Params) *Linus {
+// newLinus returns a linus elevator with tunables p. It panics if p is invalid
+// (see linusParams.Validate).
+func newLinus(p linusParams) *linus {
 	if err := p.Validate(); err != nil {
 		panic(err)
 	}
-	return &Linus{p: p}
+	return &linus{p: p}
 }
 
-// Params returns the current tunables.
-func (l *Linus) Params() Params { return l.p }
+// linusParams returns the current tunables.
+func (l *linus) linusParams() linusParams { return l.p }
 
 // Name returns "linus".
-func (l *Linus) Name() string { return Name }
+func (l *linus) Name() string { return linusName }
 
 // Len returns the number of requests held.
-func (l *Linus) Len() int { return l.sorted.Len() + l.front.Len() }
+func (l *linus) Len() int { return l.sorted.Len() + l.front.Len() }
 
-func (l *Linus) latency(op blkq.Op) int {
-	if op == blkq.OpRead {
+func (l *linus) latency(op Op) int {
+	if op == OpRead {
 		return l.p.ReadLatency
 	}
 	return l.p.WriteLatency
@@ -216,23 +198,23 @@ func (l *Linus) latency(op blkq.Op) int {
 
 // Insert adds rq: at the front for a head insert, otherwise in sweep order
 // within the limits of the queued requests' budgets, with a fresh budget.
-func (l *Linus) Insert(rq *blkq.Request, atHead bool, _ blkq.Time) {
+func (l *linus) Insert(rq *Request, atHead bool, _ Time) {
 	if atHead {
-		rq.ElvIndex = onFront
+		rq.elvIndex = onFront
 		l.front.PushFront(rq)
 		return
 	}
-	rq.ElvIndex = onSorted
-	rq.ElvSeq = l.latency(rq.Op)
+	rq.elvIndex = onSorted
+	rq.elvSeq = l.latency(rq.Op)
 	after, barrier, sawRead := l.place(rq.Sector)
-	if rq.Op == blkq.OpRead && l.p.MaxBombSegments > 0 && !sawRead {
+	if rq.Op == OpRead && l.p.MaxBombSegments > 0 && !sawRead {
 		after = l.bomb(after, barrier)
 	}
-	if after != nil && after.ElvNext != nil {
+	if after != nil && after.elv.next != nil {
 		// rq passes everything behind its place.
-		next := after.ElvNext
+		next := after.elv.next
 		cost := l.p.SeekCost
-		if after.End() == rq.Sector || rq.End() == next.Sector {
+		if after.end() == rq.Sector || rq.end() == next.Sector {
 			cost = 1
 		}
 		charge(next, cost)
@@ -248,15 +230,15 @@ func (l *Linus) Insert(rq *blkq.Request, atHead bool, _ blkq.Time) {
 // (sector s). It returns the request to insert after (nil: the tail), the
 // tail-most request with an exhausted budget where the scan stopped (nil if
 // none), and whether the scan saw a read.
-func (l *Linus) place(s uint64) (after, barrier *blkq.Request, sawRead bool) {
-	for p := l.sorted.Back(); p != nil; p = p.ElvPrev {
-		if p.Op == blkq.OpRead {
+func (l *linus) place(s uint64) (after, barrier *Request, sawRead bool) {
+	for p := l.sorted.Back(); p != nil; p = p.elv.prev {
+		if p.Op == OpRead {
 			sawRead = true
 		}
 		if after == nil && inBetween(s, p) {
 			after = p
 		}
-		if p.ElvSeq <= 0 {
+		if p.elvSeq <= 0 {
 			return after, p, sawRead
 		}
 	}
@@ -265,8 +247,8 @@ func (l *Linus) place(s uint64) (after, barrier *blkq.Request, sawRead bool) {
 
 // inBetween reports whether sector s belongs between p and its successor
 // on the sweep.
-func inBetween(s uint64, p *blkq.Request) bool {
-	n := p.ElvNext
+func inBetween(s uint64, p *Request) bool {
+	n := p.elv.next
 	if n == nil {
 		return false
 	}
@@ -280,14 +262,14 @@ func inBetween(s uint64, p *blkq.Request) bool {
 // the write, counted from the head, at which the write units reach
 // max_bomb_segments, but not before its sorted place after (nil: the tail)
 // would put it, and never ahead of barrier.
-func (l *Linus) bomb(after, barrier *blkq.Request) *blkq.Request {
+func (l *linus) bomb(after, barrier *Request) *Request {
 	units := 0
 	pastBarrier := barrier == nil
-	for p := l.sorted.Front(); p != nil && p != after; p = p.ElvNext {
+	for p := l.sorted.Front(); p != nil && p != after; p = p.elv.next {
 		if p == barrier {
 			pastBarrier = true
 		}
-		if p.Op == blkq.OpRead {
+		if p.Op == OpRead {
 			continue
 		}
 		units += 1 + int(p.Sectors)/sectorsPerBombUnit
@@ -302,15 +284,15 @@ func (l *Linus) bomb(after, barrier *blkq.Request) *blkq.Request {
 }
 
 // charge takes cost off the budget of p and every request after it.
-func charge(p *blkq.Request, cost int) {
-	for ; p != nil; p = p.ElvNext {
-		p.ElvSeq -= cost
+func charge(p *Request, cost int) {
+	for ; p != nil; p = p.elv.next {
+		p.elvSeq -= cost
 	}
 }
 
 // Dispatch removes and returns the next request: a head insert if any,
 // else the head of the sorted list.
-func (l *Linus) Dispatch(blkq.Time) *blkq.Request {
+func (l *linus) Dispatch(Time) *Request {
 	rq := l.front.Front()
 	if rq == nil {
 		rq = l.sorted.Front()
@@ -321,8 +303,8 @@ func (l *Linus) Dispatch(blkq.Time) *blkq.Request {
 	return rq
 }
 
-func (l *Linus) remove(rq *blkq.Request) {
-	switch rq.ElvIndex {
+func (l *linus) remove(rq *Request) {
+	switch rq.elvIndex {
 	case onSorted:
 		l.sorted.Remove(rq)
 	case onFront:
@@ -330,15 +312,15 @@ func (l *Linus) remove(rq *blkq.Request) {
 	default:
 		panic(fmt.Sprintf("linus: request %v %d+%d is not queued here", rq.Op, rq.Sector, rq.Sectors))
 	}
-	rq.ElvIndex = onNone
+	rq.elvIndex = onNone
 }
 
 // FrontMerge returns the tail-most request of op starting at sector that
 // a front merge may join. The scan stops at the barrier: a front merge
 // into an exhausted request, or into one ahead of it, would pass it.
-func (l *Linus) FrontMerge(sector uint64, op blkq.Op) *blkq.Request {
-	for p := l.sorted.Back(); p != nil; p = p.ElvPrev {
-		if p.ElvSeq <= 0 {
+func (l *linus) FrontMerge(sector uint64, op Op) *Request {
+	for p := l.sorted.Back(); p != nil; p = p.elv.prev {
+		if p.elvSeq <= 0 {
 			return nil
 		}
 		if p.Sector == sector && p.Op == op {
@@ -350,11 +332,11 @@ func (l *Linus) FrontMerge(sector uint64, op blkq.Op) *blkq.Request {
 
 // Former returns the request just ahead of rq on the list if it has rq's
 // op: the candidate for joining rq after a front merge.
-func (l *Linus) Former(rq *blkq.Request) *blkq.Request {
-	if rq.ElvIndex != onSorted {
+func (l *linus) Former(rq *Request) *Request {
+	if rq.elvIndex != onSorted {
 		return nil
 	}
-	if p := rq.ElvPrev; p != nil && p.Op == rq.Op {
+	if p := rq.elv.prev; p != nil && p.Op == rq.Op {
 		return p
 	}
 	return nil
@@ -362,11 +344,11 @@ func (l *Linus) Former(rq *blkq.Request) *blkq.Request {
 
 // Latter returns the request just behind rq on the list if it has rq's op:
 // the candidate for joining rq after a back merge.
-func (l *Linus) Latter(rq *blkq.Request) *blkq.Request {
-	if rq.ElvIndex != onSorted {
+func (l *linus) Latter(rq *Request) *Request {
+	if rq.elvIndex != onSorted {
 		return nil
 	}
-	if n := rq.ElvNext; n != nil && n.Op == rq.Op {
+	if n := rq.elv.next; n != nil && n.Op == rq.Op {
 		return n
 	}
 	return nil
@@ -375,15 +357,15 @@ func (l *Linus) Latter(rq *blkq.Request) *blkq.Request {
 // AllowMerge refuses a merge of b into rq that would pass an exhausted
 // request: any merge into a request with an exhausted one behind it, and a
 // front merge into an exhausted request.
-func (l *Linus) AllowMerge(rq *blkq.Request, b *blkq.Bio) bool {
-	if rq.ElvIndex != onSorted {
+func (l *linus) AllowMerge(rq *Request, b *Bio) bool {
+	if rq.elvIndex != onSorted {
 		return false
 	}
-	if b.End() == rq.Sector && rq.ElvSeq <= 0 {
+	if b.end() == rq.Sector && rq.elvSeq <= 0 {
 		return false
 	}
-	for p := rq.ElvNext; p != nil; p = p.ElvNext {
-		if p.ElvSeq <= 0 {
+	for p := rq.elv.next; p != nil; p = p.elv.next {
+		if p.elvSeq <= 0 {
 			return false
 		}
 	}
@@ -392,88 +374,68 @@ func (l *Linus) AllowMerge(rq *blkq.Request, b *blkq.Bio) bool {
 
 // Merged charges a bio merge: 1 to every request behind rq, and to rq
 // itself after a front merge. rq keeps its place on the list.
-func (l *Linus) Merged(rq *blkq.Request, front bool) {
-	if rq.ElvIndex != onSorted {
+func (l *linus) Merged(rq *Request, front bool) {
+	if rq.elvIndex != onSorted {
 		return
 	}
 	if front {
-		rq.ElvSeq--
+		rq.elvSeq--
 	}
-	charge(rq.ElvNext, 1)
+	charge(rq.elv.next, 1)
 }
 
 // MergedRequests forgets next, merged into rq; rq keeps the smaller of the
 // two budgets (2.4's elevator_linus_merge_req).
-func (l *Linus) MergedRequests(rq, next *blkq.Request) {
-	if next.ElvSeq < rq.ElvSeq {
-		rq.ElvSeq = next.ElvSeq
+func (l *linus) MergedRequests(rq, next *Request) {
+	if next.elvSeq < rq.elvSeq {
+		rq.elvSeq = next.elvSeq
 	}
 	l.remove(next)
 }
 
 // Drain removes every request: head inserts, then the sorted list, in
 // dispatch order.
-func (l *Linus) Drain() []*blkq.Request {
-	out := make([]*blkq.Request, 0, l.Len())
+func (l *linus) Drain() []*Request {
+	out := make([]*Request, 0, l.Len())
 	for rq := l.Dispatch(0); rq != nil; rq = l.Dispatch(0) {
 		out = append(out, rq)
 	}
 	return out
 }
 
-// Attrs lists the tunables, named as elvtune's fields.
-func (l *Linus) Attrs() []string {
-	return []string{"read_latency", "write_latency", "max_bomb_segments", "seek_cost"}
+// linusTunables are the elevator's files in queue/iosched/, named as
+// elvtune's fields. A written value is a decimal int (32 bits: ERANGE
+// beyond, EINVAL if not a number); one out of bounds is refused with
+// EINVAL, as elvtune's ioctl refused negative values (a seek cost of 0
+// would let seeky inserts pass a request for ever). New latencies apply to
+// requests inserted from then on, as elvtune's did.
+var linusTunables = []tunable[*linus]{
+	linusTunable("read_latency", 0, linusDefaultReadLatency, "passover budget of a read (elvtune -r)",
+		func(p *linusParams) *int { return &p.ReadLatency }),
+	linusTunable("write_latency", 0, linusDefaultWriteLatency, "passover budget of a write (elvtune -w)",
+		func(p *linusParams) *int { return &p.WriteLatency }),
+	linusTunable("max_bomb_segments", 0, linusDefaultMaxBombSegments, "write units left ahead of a promoted read; 0 turns it off (elvtune -b)",
+		func(p *linusParams) *int { return &p.MaxBombSegments }),
+	linusTunable("seek_cost", 1, linusDefaultSeekCost, "budget a seeky insert costs each request it passes (ELV_LINUS_SEEK_COST)",
+		func(p *linusParams) *int { return &p.SeekCost }),
 }
+
+func linusTunable(name string, lo int64, def int, doc string, field func(*linusParams) *int) tunable[*linus] {
+	return tunable[*linus]{
+		tunableInfo: tunableInfo{name: name, unit: "passes", lo: lo, hi: maxTunable, def: strconv.Itoa(def),
+			source: "Linux 2.4.21 default " + strconv.Itoa(def) + " (include/linux/elevator.h, RHEL3)", doc: doc},
+		get:   func(l *linus) string { return strconv.Itoa(*field(&l.p)) },
+		parse: parseInt32Bounded,
+		set:   func(l *linus, n int64) error { *field(&l.p) = int(n); return nil },
+	}
+}
+
+// Attrs lists the tunables.
+func (l *linus) Attrs() []string { return tunableNames(linusTunables) }
 
 // Attr reads a tunable.
-func (l *Linus) Attr(name string) (string, error) {
-	switch name {
-	case "read_latency":
-		return strconv.Itoa(l.p.ReadLatency), nil
-	case "write_latency":
-		return strconv.Itoa(l.p.WriteLatency), nil
-	case "max_bomb_segments":
-		return strconv.Itoa(l.p.MaxBombSegments), nil
-	case "seek_cost":
-		return strconv.Itoa(l.p.SeekCost), nil
-	}
-	return "", blkq.ErrNoAttr
-}
+func (l *linus) Attr(name string) (string, error) { return readTunable(linusTunables, l, name) }
 
-// SetAttr writes a tunable: a decimal int, 0..MaxInt32 (seek_cost
-// 1..MaxInt32); elvtune's ioctl refused negative values with EINVAL. A
-// value that is not a number fails with EINVAL, one that does not fit an
-// int with ERANGE, one out of bounds with EINVAL; a refused write changes
-// nothing. New latencies apply to requests inserted from now on.
-func (l *Linus) SetAttr(name, value string) error {
-	if !slices.Contains(l.Attrs(), name) {
-		return blkq.ErrNoAttr
-	}
-	v, err := strconv.ParseInt(strings.TrimSpace(value), 10, 32)
-	if err != nil {
-		if errors.Is(err, strconv.ErrRange) {
-			return fmt.Errorf("%w (want an int: at most %d)", syscall.ERANGE, maxTunable)
-		}
-		return fmt.Errorf("%w (want a decimal integer)", syscall.EINVAL)
-	}
-	n := int(v)
-	p := l.p
-	switch name {
-	case "read_latency":
-		p.ReadLatency = n
-	case "write_latency":
-		p.WriteLatency = n
-	case "max_bomb_segments":
-		p.MaxBombSegments = n
-	case "seek_cost":
-		p.SeekCost = n
-	default:
-		return blkq.ErrNoAttr
-	}
-	if err := p.Validate(); err != nil {
-		return fmt.Errorf("%w (%v)", syscall.EINVAL, err)
-	}
-	l.p = p
-	return nil
-}
+// SetAttr writes a tunable (see linusTunables); a refused write changes
+// nothing.
+func (l *linus) SetAttr(name, value string) error { return writeTunable(linusTunables, l, name, value) }

@@ -1,4 +1,4 @@
-package linus
+package blkq
 
 import (
 	"errors"
@@ -7,61 +7,59 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/blkq-dev/blkq"
 )
 
-func rq(op blkq.Op, sector uint64, sectors uint32) *blkq.Request {
-	return &blkq.Request{Op: op, Sector: sector, Sectors: sectors}
+func linusRq(op Op, sector uint64, sectors uint32) *Request {
+	return &Request{Op: op, Sector: sector, Sectors: sectors}
 }
 
-func rd(sector uint64) *blkq.Request { return rq(blkq.OpRead, sector, 8) }
-func wr(sector uint64) *blkq.Request { return rq(blkq.OpWrite, sector, 8) }
+func linusRd(sector uint64) *Request { return linusRq(OpRead, sector, 8) }
+func linusWr(sector uint64) *Request { return linusRq(OpWrite, sector, 8) }
 
-func name(r *blkq.Request) string {
+func linusRqName(r *Request) string {
 	if r == nil {
 		return "nil"
 	}
-	l := map[blkq.Op]string{blkq.OpRead: "R", blkq.OpWrite: "W", blkq.OpFlush: "F", blkq.OpDiscard: "D"}[r.Op]
+	l := map[Op]string{OpRead: "R", OpWrite: "W", OpFlush: "F", OpDiscard: "D"}[r.Op]
 	return fmt.Sprintf("%s%d", l, r.Sector)
 }
 
 // order lists the sorted list from the head, with budgets: "R100:2048 ...".
-func order(l *Linus) string {
+func linusOrder(l *linus) string {
 	var s []string
-	for p := l.sorted.Front(); p != nil; p = p.ElvNext {
-		s = append(s, fmt.Sprintf("%s:%d", name(p), p.ElvSeq))
+	for p := l.sorted.Front(); p != nil; p = p.elv.next {
+		s = append(s, fmt.Sprintf("%s:%d", linusRqName(p), p.elvSeq))
 	}
 	return strings.Join(s, " ")
 }
 
 // checkLinks verifies the list's links and count.
-func checkLinks(t *testing.T, l *Linus) {
+func linusCheckLinks(t *testing.T, l *linus) {
 	t.Helper()
 	n := 0
-	var prev *blkq.Request
-	for p := l.sorted.Front(); p != nil; p = p.ElvNext {
-		if p.ElvPrev != prev || p.ElvIndex != onSorted {
-			t.Fatalf("bad links at %s", name(p))
+	var prev *Request
+	for p := l.sorted.Front(); p != nil; p = p.elv.next {
+		if p.elv.prev != prev || p.elvIndex != onSorted {
+			t.Fatalf("bad links at %s", linusRqName(p))
 		}
 		prev = p
 		n++
 	}
 	if prev != l.sorted.Back() || n != l.sorted.Len() {
-		t.Fatalf("tail %s / count %d, want %s / %d", name(l.sorted.Back()), l.sorted.Len(), name(prev), n)
+		t.Fatalf("tail %s / count %d, want %s / %d", linusRqName(l.sorted.Back()), l.sorted.Len(), linusRqName(prev), n)
 	}
 }
 
-func insert(l *Linus, rqs ...*blkq.Request) {
+func linusInsert(l *linus, rqs ...*Request) {
 	for _, r := range rqs {
 		l.Insert(r, false, 0)
 	}
 }
 
-func dispatchAll(l *Linus) string {
+func linusDispatchAll(l *linus) string {
 	var s []string
 	for r := l.Dispatch(0); r != nil; r = l.Dispatch(0) {
-		s = append(s, name(r))
+		s = append(s, linusRqName(r))
 	}
 	return strings.Join(s, " ")
 }
@@ -70,25 +68,25 @@ func dispatchAll(l *Linus) string {
 // and wrapping once; ties go after the requests of equal sector; each
 // seeky insert costs everything behind it seek_cost (16).
 func TestSortedInsertion(t *testing.T) {
-	l := New(Stock2421())
-	insert(l, rd(100), rd(300))
-	if got, want := order(l), "R100:2048 R300:2048"; got != want {
+	l := newLinus(linusStock2421())
+	linusInsert(l, linusRd(100), linusRd(300))
+	if got, want := linusOrder(l), "R100:2048 R300:2048"; got != want {
 		t.Fatalf("after appends: %s, want %s", got, want)
 	}
-	insert(l, rd(200)) // between 100 and 300: passes R300
-	insert(l, rd(50))  // below the head: after the wrap, i.e. at the tail
-	insert(l, rd(400)) // above 300, before the wrap: passes R50
-	insert(l, rd(20))  // below 50, after the wrap: passes R50
-	insert(l, rd(100)) // a tie: after the R100 already there
-	checkLinks(t, l)
+	linusInsert(l, linusRd(200)) // between 100 and 300: passes R300
+	linusInsert(l, linusRd(50))  // below the head: after the wrap, i.e. at the tail
+	linusInsert(l, linusRd(400)) // above 300, before the wrap: passes R50
+	linusInsert(l, linusRd(20))  // below 50, after the wrap: passes R50
+	linusInsert(l, linusRd(100)) // a tie: after the R100 already there
+	linusCheckLinks(t, l)
 	want := "R100:2048 R100:2048 R200:2032 R300:2016 R400:2032 R20:2032 R50:2000"
-	if got := order(l); got != want {
+	if got := linusOrder(l); got != want {
 		t.Fatalf("order\n got %s\nwant %s", got, want)
 	}
 	if l.Len() != 7 {
 		t.Fatalf("Len %d, want 7", l.Len())
 	}
-	if got, want := dispatchAll(l), "R100 R100 R200 R300 R400 R20 R50"; got != want {
+	if got, want := linusDispatchAll(l), "R100 R100 R200 R300 R400 R20 R50"; got != want {
 		t.Fatalf("dispatch %s, want %s", got, want)
 	}
 	if l.Len() != 0 || l.Dispatch(0) != nil {
@@ -99,9 +97,9 @@ func TestSortedInsertion(t *testing.T) {
 // TestNothingGoesBeforeTheHead: the head is where the sweep starts; a
 // lower sector waits for the wrap even on a two-request list.
 func TestNothingGoesBeforeTheHead(t *testing.T) {
-	l := New(Stock2421())
-	insert(l, wr(500), wr(100))
-	if got, want := order(l), "W500:8192 W100:8192"; got != want {
+	l := newLinus(linusStock2421())
+	linusInsert(l, linusWr(500), linusWr(100))
+	if got, want := linusOrder(l), "W500:8192 W100:8192"; got != want {
 		t.Fatalf("%s, want %s", got, want)
 	}
 }
@@ -111,29 +109,29 @@ func TestNothingGoesBeforeTheHead(t *testing.T) {
 // later request with a lower sector goes behind it, though it may go right
 // after it.
 func TestExhaustedBudgetIsNeverPassed(t *testing.T) {
-	l := New(Params{ReadLatency: 16, WriteLatency: 16, SeekCost: 16})
-	insert(l, rd(100), rd(500))
-	insert(l, rd(300)) // passes R500: 16-16 = 0
-	if got, want := order(l), "R100:16 R300:16 R500:0"; got != want {
+	l := newLinus(linusParams{ReadLatency: 16, WriteLatency: 16, SeekCost: 16})
+	linusInsert(l, linusRd(100), linusRd(500))
+	linusInsert(l, linusRd(300)) // passes R500: 16-16 = 0
+	if got, want := linusOrder(l), "R100:16 R300:16 R500:0"; got != want {
 		t.Fatalf("%s, want %s", got, want)
 	}
-	insert(l, rd(400)) // belongs before R500, which is exhausted: tail
-	if got, want := order(l), "R100:16 R300:16 R500:0 R400:16"; got != want {
+	linusInsert(l, linusRd(400)) // belongs before R500, which is exhausted: tail
+	if got, want := linusOrder(l), "R100:16 R300:16 R500:0 R400:16"; got != want {
 		t.Fatalf("%s, want %s", got, want)
 	}
 	// R200 belongs at the wrap right after R500: that passes only R400.
-	insert(l, rd(200))
-	if got, want := order(l), "R100:16 R300:16 R500:0 R200:16 R400:0"; got != want {
+	linusInsert(l, linusRd(200))
+	if got, want := linusOrder(l), "R100:16 R300:16 R500:0 R200:16 R400:0"; got != want {
 		t.Fatalf("%s, want %s", got, want)
 	}
 	// Now R400 (the tail) is the barrier: R150 goes after it, and so does
 	// R450, right after it at the wrap, passing R150.
-	insert(l, rd(150), rd(450))
-	checkLinks(t, l)
-	if got, want := order(l), "R100:16 R300:16 R500:0 R200:16 R400:0 R450:16 R150:0"; got != want {
+	linusInsert(l, linusRd(150), linusRd(450))
+	linusCheckLinks(t, l)
+	if got, want := linusOrder(l), "R100:16 R300:16 R500:0 R200:16 R400:0 R450:16 R150:0"; got != want {
 		t.Fatalf("%s, want %s", got, want)
 	}
-	if got, want := dispatchAll(l), "R100 R300 R500 R200 R400 R450 R150"; got != want {
+	if got, want := linusDispatchAll(l), "R100 R300 R500 R200 R400 R450 R150"; got != want {
 		t.Fatalf("dispatch %s, want %s", got, want)
 	}
 }
@@ -141,9 +139,9 @@ func TestExhaustedBudgetIsNeverPassed(t *testing.T) {
 // TestZeroLatencyIsFIFO: with budgets of 0 every request is a barrier the
 // moment it is queued, so requests are served in arrival order.
 func TestZeroLatencyIsFIFO(t *testing.T) {
-	l := New(Params{ReadLatency: 0, WriteLatency: 0, MaxBombSegments: 6, SeekCost: 1})
-	insert(l, rd(300), wr(100), rd(200), wr(50), rd(250))
-	if got, want := dispatchAll(l), "R300 W100 R200 W50 R250"; got != want {
+	l := newLinus(linusParams{ReadLatency: 0, WriteLatency: 0, MaxBombSegments: 6, SeekCost: 1})
+	linusInsert(l, linusRd(300), linusWr(100), linusRd(200), linusWr(50), linusRd(250))
+	if got, want := linusDispatchAll(l), "R300 W100 R200 W50 R250"; got != want {
 		t.Fatalf("dispatch %s, want %s", got, want)
 	}
 }
@@ -153,76 +151,76 @@ func TestZeroLatencyIsFIFO(t *testing.T) {
 // merged one (and to the merged one itself for a front merge); a merge
 // into the tail passes nobody.
 func TestBudgetCharges(t *testing.T) {
-	l := New(Stock2421())
-	r100, r200, r300 := rd(100), rd(200), rd(300)
-	insert(l, r100, r300, r200)
-	if got, want := order(l), "R100:2048 R200:2048 R300:2032"; got != want {
+	l := newLinus(linusStock2421())
+	r100, r200, r300 := linusRd(100), linusRd(200), linusRd(300)
+	linusInsert(l, r100, r300, r200)
+	if got, want := linusOrder(l), "R100:2048 R200:2048 R300:2032"; got != want {
 		t.Fatalf("seeky insert: %s, want %s", got, want)
 	}
 
 	// Back merge of 108+8 into R100 (the queue grows the request, then
 	// tells the elevator).
-	b := &blkq.Bio{Op: blkq.OpRead, Sector: 108, Sectors: 8}
+	b := &Bio{Op: OpRead, Sector: 108, Sectors: 8}
 	if !l.AllowMerge(r100, b) {
 		t.Fatal("back merge refused")
 	}
 	r100.Sectors += 8
 	l.Merged(r100, false)
-	if got, want := order(l), "R100:2048 R200:2047 R300:2031"; got != want {
+	if got, want := linusOrder(l), "R100:2048 R200:2047 R300:2031"; got != want {
 		t.Fatalf("back merge: %s, want %s", got, want)
 	}
 
 	// Front merge of 292+8 into R300: R300 itself pays 1.
-	b = &blkq.Bio{Op: blkq.OpRead, Sector: 292, Sectors: 8}
+	b = &Bio{Op: OpRead, Sector: 292, Sectors: 8}
 	if !l.AllowMerge(r300, b) {
 		t.Fatal("front merge refused")
 	}
 	r300.Sector, r300.Sectors = 292, 16
 	l.Merged(r300, true)
-	if got, want := order(l), "R100:2048 R200:2047 R292:2030"; got != want {
+	if got, want := linusOrder(l), "R100:2048 R200:2047 R292:2030"; got != want {
 		t.Fatalf("front merge: %s, want %s", got, want)
 	}
 
 	// Back merge into the tail request: nobody behind it.
 	r300.Sectors += 8
 	l.Merged(r300, false)
-	if got, want := order(l), "R100:2048 R200:2047 R292:2030"; got != want {
+	if got, want := linusOrder(l), "R100:2048 R200:2047 R292:2030"; got != want {
 		t.Fatalf("tail merge: %s, want %s", got, want)
 	}
 
 	// An unmerged request that starts where R100 (100+16) ends is no seek:
 	// it costs the requests it passes 1.
-	insert(l, rd(116))
-	if got, want := order(l), "R100:2048 R116:2048 R200:2046 R292:2029"; got != want {
+	linusInsert(l, linusRd(116))
+	if got, want := linusOrder(l), "R100:2048 R116:2048 R200:2046 R292:2029"; got != want {
 		t.Fatalf("contiguous insert: %s, want %s", got, want)
 	}
 	// So is one that ends where its successor starts (R192 ends at 200).
-	insert(l, rd(192))
-	if got, want := order(l), "R100:2048 R116:2048 R192:2048 R200:2045 R292:2028"; got != want {
+	linusInsert(l, linusRd(192))
+	if got, want := linusOrder(l), "R100:2048 R116:2048 R192:2048 R200:2045 R292:2028"; got != want {
 		t.Fatalf("contiguous insert: %s, want %s", got, want)
 	}
 	// seek_cost is a tunable.
 	if err := l.SetAttr("seek_cost", "5"); err != nil {
 		t.Fatal(err)
 	}
-	insert(l, rd(250))
-	if got, want := order(l), "R100:2048 R116:2048 R192:2048 R200:2045 R250:2048 R292:2023"; got != want {
+	linusInsert(l, linusRd(250))
+	if got, want := linusOrder(l), "R100:2048 R116:2048 R192:2048 R200:2045 R250:2048 R292:2023"; got != want {
 		t.Fatalf("seek_cost 5: %s, want %s", got, want)
 	}
-	checkLinks(t, l)
+	linusCheckLinks(t, l)
 }
 
 // TestMergesStopAtTheBarrier: a merge into a request with an exhausted
 // request behind it is refused, so is a front merge into an exhausted
 // request; a back merge into the exhausted tail is fine.
 func TestMergesStopAtTheBarrier(t *testing.T) {
-	l := New(Params{ReadLatency: 16, WriteLatency: 16, SeekCost: 16})
-	r100, r300, r500 := rd(100), rd(300), rd(500)
-	insert(l, r100, r500, r300) // R500 exhausted
-	bio := func(s uint64) *blkq.Bio { return &blkq.Bio{Op: blkq.OpRead, Sector: s, Sectors: 8} }
+	l := newLinus(linusParams{ReadLatency: 16, WriteLatency: 16, SeekCost: 16})
+	r100, r300, r500 := linusRd(100), linusRd(300), linusRd(500)
+	linusInsert(l, r100, r500, r300) // R500 exhausted
+	bio := func(s uint64) *Bio { return &Bio{Op: OpRead, Sector: s, Sectors: 8} }
 	for _, c := range []struct {
-		rq   *blkq.Request
-		b    *blkq.Bio
+		rq   *Request
+		b    *Bio
 		want bool
 	}{
 		{r100, bio(108), false}, // back merge: would pass R500
@@ -232,24 +230,24 @@ func TestMergesStopAtTheBarrier(t *testing.T) {
 		{r500, bio(508), true},  // back merge into the tail: passes nobody
 	} {
 		if got := l.AllowMerge(c.rq, c.b); got != c.want {
-			t.Errorf("AllowMerge(%s, %d+8) = %v, want %v", name(c.rq), c.b.Sector, got, c.want)
+			t.Errorf("AllowMerge(%s, %d+8) = %v, want %v", linusRqName(c.rq), c.b.Sector, got, c.want)
 		}
 	}
 	// The front-merge lookup stops at the barrier too.
-	if got := l.FrontMerge(300, blkq.OpRead); got != nil {
-		t.Errorf("FrontMerge(300) = %s, want nil (ahead of the barrier)", name(got))
+	if got := l.FrontMerge(300, OpRead); got != nil {
+		t.Errorf("FrontMerge(300) = %s, want nil (ahead of the barrier)", linusRqName(got))
 	}
-	if got := l.FrontMerge(500, blkq.OpRead); got != nil {
-		t.Errorf("FrontMerge(500) = %s, want nil (exhausted)", name(got))
+	if got := l.FrontMerge(500, OpRead); got != nil {
+		t.Errorf("FrontMerge(500) = %s, want nil (exhausted)", linusRqName(got))
 	}
 	// Behind the barrier merges are allowed again.
-	r600 := rd(600)
-	insert(l, r600)
-	if got := l.FrontMerge(600, blkq.OpRead); got != r600 {
-		t.Errorf("FrontMerge(600) = %s, want R600", name(got))
+	r600 := linusRd(600)
+	linusInsert(l, r600)
+	if got := l.FrontMerge(600, OpRead); got != r600 {
+		t.Errorf("FrontMerge(600) = %s, want R600", linusRqName(got))
 	}
-	if got := l.FrontMerge(600, blkq.OpWrite); got != nil {
-		t.Errorf("FrontMerge(600, write) = %s, want nil (op differs)", name(got))
+	if got := l.FrontMerge(600, OpWrite); got != nil {
+		t.Errorf("FrontMerge(600, write) = %s, want nil (op differs)", linusRqName(got))
 	}
 	if !l.AllowMerge(r600, bio(592)) || !l.AllowMerge(r500, bio(508)) {
 		t.Error("merge behind the barrier refused")
@@ -259,11 +257,11 @@ func TestMergesStopAtTheBarrier(t *testing.T) {
 // TestFrontMergeFindsTheTailMost: with two requests at one sector the
 // lookup returns the one nearer the tail (it passes fewer requests).
 func TestFrontMergeFindsTheTailMost(t *testing.T) {
-	l := New(Stock2421())
-	a, b := rd(100), rd(100)
-	insert(l, a, rd(200), b) // b goes after a (tie), before R200
-	if got := l.FrontMerge(100, blkq.OpRead); got != b {
-		t.Fatalf("FrontMerge found %p, want the second R100 %p (%s)", got, b, order(l))
+	l := newLinus(linusStock2421())
+	a, b := linusRd(100), linusRd(100)
+	linusInsert(l, a, linusRd(200), b) // b goes after a (tie), before R200
+	if got := l.FrontMerge(100, OpRead); got != b {
+		t.Fatalf("FrontMerge found %p, want the second R100 %p (%s)", got, b, linusOrder(l))
 	}
 }
 
@@ -272,72 +270,72 @@ func TestFrontMergeFindsTheTailMost(t *testing.T) {
 // max_bomb_segments, unless its sorted place is earlier. The writes it
 // passes pay seek_cost.
 func TestMaxBombSegments(t *testing.T) {
-	writes := func(l *Linus) {
+	writes := func(l *linus) {
 		for s := uint64(1000); s <= 8000; s += 1000 {
-			insert(l, wr(s))
+			linusInsert(l, linusWr(s))
 		}
 	}
 	t.Run("promoted", func(t *testing.T) {
-		l := New(Stock2421()) // max_bomb_segments 6
+		l := newLinus(linusStock2421()) // max_bomb_segments 6
 		writes(l)
-		insert(l, rd(9000)) // sorted place: the tail; promoted past W7000, W8000
+		linusInsert(l, linusRd(9000)) // sorted place: the tail; promoted past W7000, W8000
 		want := "W1000:8192 W2000:8192 W3000:8192 W4000:8192 W5000:8192 W6000:8192 R9000:2048 W7000:8176 W8000:8176"
-		if got := order(l); got != want {
+		if got := linusOrder(l); got != want {
 			t.Fatalf("\n got %s\nwant %s", got, want)
 		}
 		// A read is queued now, so the next read is sorted as usual.
-		insert(l, rd(9500))
+		linusInsert(l, linusRd(9500))
 		want = "W1000:8192 W2000:8192 W3000:8192 W4000:8192 W5000:8192 W6000:8192 R9000:2048 R9500:2048 W7000:8160 W8000:8160"
-		if got := order(l); got != want {
+		if got := linusOrder(l); got != want {
 			t.Fatalf("second read:\n got %s\nwant %s", got, want)
 		}
 	})
 	t.Run("sorted place earlier", func(t *testing.T) {
-		l := New(Stock2421())
+		l := newLinus(linusStock2421())
 		writes(l)
-		insert(l, rd(1500))
-		if got := name(l.sorted.Front().ElvNext); got != "R1500" {
-			t.Fatalf("R1500 not second: %s", order(l))
+		linusInsert(l, linusRd(1500))
+		if got := linusRqName(l.sorted.Front().elv.next); got != "R1500" {
+			t.Fatalf("R1500 not second: %s", linusOrder(l))
 		}
 	})
 	t.Run("large writes count more", func(t *testing.T) {
-		l := New(Stock2421())
-		insert(l, rq(blkq.OpWrite, 1000, 128), rq(blkq.OpWrite, 2000, 64), wr(3000), wr(4000))
-		insert(l, rd(500)) // units 3, 5, 6: after W3000
-		if got, want := order(l), "W1000:8192 W2000:8192 W3000:8192 R500:2048 W4000:8176"; got != want {
+		l := newLinus(linusStock2421())
+		linusInsert(l, linusRq(OpWrite, 1000, 128), linusRq(OpWrite, 2000, 64), linusWr(3000), linusWr(4000))
+		linusInsert(l, linusRd(500)) // units 3, 5, 6: after W3000
+		if got, want := linusOrder(l), "W1000:8192 W2000:8192 W3000:8192 R500:2048 W4000:8176"; got != want {
 			t.Fatalf("%s, want %s", got, want)
 		}
 	})
 	t.Run("off", func(t *testing.T) {
-		l := New(Stock2421())
+		l := newLinus(linusStock2421())
 		if err := l.SetAttr("max_bomb_segments", "0"); err != nil {
 			t.Fatal(err)
 		}
 		writes(l)
-		insert(l, rd(9000))
-		if got := name(l.sorted.Back()); got != "R9000" {
-			t.Fatalf("R9000 not at the tail: %s", order(l))
+		linusInsert(l, linusRd(9000))
+		if got := linusRqName(l.sorted.Back()); got != "R9000" {
+			t.Fatalf("R9000 not at the tail: %s", linusOrder(l))
 		}
 	})
 	t.Run("not past a barrier", func(t *testing.T) {
-		l := New(Params{ReadLatency: 2048, WriteLatency: 16, MaxBombSegments: 2, SeekCost: 16})
-		insert(l, wr(1000), wr(3000), wr(2000)) // W3000 exhausted
+		l := newLinus(linusParams{ReadLatency: 2048, WriteLatency: 16, MaxBombSegments: 2, SeekCost: 16})
+		linusInsert(l, linusWr(1000), linusWr(3000), linusWr(2000)) // W3000 exhausted
 		for s := uint64(4000); s <= 8000; s += 1000 {
-			insert(l, wr(s))
+			linusInsert(l, linusWr(s))
 		}
 		// Two units are reached at W2000, but W3000 may not be passed.
-		insert(l, rd(9000))
+		linusInsert(l, linusRd(9000))
 		want := "W1000:16 W2000:16 W3000:0 R9000:2048 W4000:0 W5000:0 W6000:0 W7000:0 W8000:0"
-		if got := order(l); got != want {
+		if got := linusOrder(l); got != want {
 			t.Fatalf("\n got %s\nwant %s", got, want)
 		}
 	})
 	t.Run("writes are not promoted", func(t *testing.T) {
-		l := New(Stock2421())
+		l := newLinus(linusStock2421())
 		writes(l)
-		insert(l, wr(9000))
-		if got := name(l.sorted.Back()); got != "W9000" {
-			t.Fatalf("W9000 not at the tail: %s", order(l))
+		linusInsert(l, linusWr(9000))
+		if got := linusRqName(l.sorted.Back()); got != "W9000" {
+			t.Fatalf("W9000 not at the tail: %s", linusOrder(l))
 		}
 	})
 }
@@ -345,15 +343,15 @@ func TestMaxBombSegments(t *testing.T) {
 // TestHeadInsertsGoFirst: flushes (head inserts) are served before the
 // sorted list, newest first, and carry no budget.
 func TestHeadInsertsGoFirst(t *testing.T) {
-	l := New(Stock2421())
-	insert(l, rd(100), rd(200))
-	f1, f2 := rq(blkq.OpFlush, 0, 0), rq(blkq.OpFlush, 0, 0)
+	l := newLinus(linusStock2421())
+	linusInsert(l, linusRd(100), linusRd(200))
+	f1, f2 := linusRq(OpFlush, 0, 0), linusRq(OpFlush, 0, 0)
 	l.Insert(f1, true, 0)
 	l.Insert(f2, true, 0)
 	if l.Len() != 4 {
 		t.Fatalf("Len %d, want 4", l.Len())
 	}
-	if l.Former(f1) != nil || l.Latter(f1) != nil || l.AllowMerge(f1, &blkq.Bio{Op: blkq.OpFlush}) {
+	if l.Former(f1) != nil || l.Latter(f1) != nil || l.AllowMerge(f1, &Bio{Op: OpFlush}) {
 		t.Fatal("a head insert is a merge candidate")
 	}
 	if got := l.Dispatch(0); got != f2 {
@@ -362,7 +360,7 @@ func TestHeadInsertsGoFirst(t *testing.T) {
 	if got := l.Dispatch(0); got != f1 {
 		t.Fatal("second head insert not second")
 	}
-	if got, want := dispatchAll(l), "R100 R200"; got != want {
+	if got, want := linusDispatchAll(l), "R100 R200"; got != want {
 		t.Fatalf("%s, want %s", got, want)
 	}
 }
@@ -370,26 +368,26 @@ func TestHeadInsertsGoFirst(t *testing.T) {
 // TestFormerLatterAndMergedRequests: neighbours on the list with the same
 // op; a request merge keeps the smaller budget and forgets next.
 func TestFormerLatterAndMergedRequests(t *testing.T) {
-	l := New(Stock2421())
-	r100, w108, r116, r124 := rd(100), wr(108), rd(116), rd(124)
-	insert(l, r100, w108, r116, r124)
+	l := newLinus(linusStock2421())
+	r100, w108, r116, r124 := linusRd(100), linusWr(108), linusRd(116), linusRd(124)
+	linusInsert(l, r100, w108, r116, r124)
 	if l.Latter(r100) != nil || l.Former(r116) != nil {
 		t.Fatal("neighbour of another op returned")
 	}
 	if l.Latter(r116) != r124 || l.Former(r124) != r116 || l.Former(r100) != nil || l.Latter(r124) != nil {
 		t.Fatal("wrong neighbours")
 	}
-	r116.ElvSeq, r124.ElvSeq = 500, 7
+	r116.elvSeq, r124.elvSeq = 500, 7
 	r116.Sectors += r124.Sectors
 	l.MergedRequests(r116, r124)
-	checkLinks(t, l)
-	if r116.ElvSeq != 7 {
-		t.Fatalf("merged budget %d, want 7 (the smaller)", r116.ElvSeq)
+	linusCheckLinks(t, l)
+	if r116.elvSeq != 7 {
+		t.Fatalf("merged budget %d, want 7 (the smaller)", r116.elvSeq)
 	}
-	if r124.ElvPrev != nil || r124.ElvNext != nil || l.Len() != 3 {
+	if r124.elv.prev != nil || r124.elv.next != nil || l.Len() != 3 {
 		t.Fatal("next not forgotten")
 	}
-	if got, want := dispatchAll(l), "R100 W108 R116"; got != want {
+	if got, want := linusDispatchAll(l), "R100 W108 R116"; got != want {
 		t.Fatalf("%s, want %s", got, want)
 	}
 }
@@ -397,17 +395,17 @@ func TestFormerLatterAndMergedRequests(t *testing.T) {
 // TestDrain returns every request, head inserts first, then in dispatch
 // order, and leaves the elevator empty and the requests unlinked.
 func TestDrain(t *testing.T) {
-	l := New(Stock2421())
-	rqs := []*blkq.Request{rd(300), wr(100), rd(200), wr(50)}
-	insert(l, rqs...)
-	f := rq(blkq.OpFlush, 0, 0)
+	l := newLinus(linusStock2421())
+	rqs := []*Request{linusRd(300), linusWr(100), linusRd(200), linusWr(50)}
+	linusInsert(l, rqs...)
+	f := linusRq(OpFlush, 0, 0)
 	l.Insert(f, true, 0)
 	got := l.Drain()
 	var names []string
 	for _, r := range got {
-		names = append(names, name(r))
-		if r.ElvPrev != nil || r.ElvNext != nil || r.ElvIndex != onNone {
-			t.Errorf("%s still linked", name(r))
+		names = append(names, linusRqName(r))
+		if r.elv.prev != nil || r.elv.next != nil || r.elvIndex != onNone {
+			t.Errorf("%s still linked", linusRqName(r))
 		}
 	}
 	if want := "F0 R300 W50 W100 R200"; strings.Join(names, " ") != want {
@@ -417,14 +415,14 @@ func TestDrain(t *testing.T) {
 		t.Fatal("not empty after Drain")
 	}
 	// Usable again afterwards.
-	insert(l, got[1:]...)
+	linusInsert(l, got[1:]...)
 	if l.Len() != 4 {
 		t.Fatalf("Len %d after reinserting, want 4", l.Len())
 	}
 }
 
 func TestTunables(t *testing.T) {
-	l := New(Stock2421())
+	l := newLinus(linusStock2421())
 	if got, want := l.Attrs(), []string{"read_latency", "write_latency", "max_bomb_segments", "seek_cost"}; !slices.Equal(got, want) {
 		t.Fatalf("Attrs %v, want %v", got, want)
 	}
@@ -434,8 +432,8 @@ func TestTunables(t *testing.T) {
 			t.Errorf("%s = %q, %v; want %q (stock 2.4.21)", k, got, err, v)
 		}
 	}
-	if _, err := l.Attr("bogus"); !errors.Is(err, blkq.ErrNoAttr) {
-		t.Errorf("Attr(bogus) error %v, want ErrNoAttr", err)
+	if _, err := l.Attr("bogus"); !errors.Is(err, errNoAttr) {
+		t.Errorf("Attr(bogus) error %v, want errNoAttr", err)
 	}
 	for _, c := range []struct{ name, value, want string }{
 		{"read_latency", "128", "128"},
@@ -451,7 +449,7 @@ func TestTunables(t *testing.T) {
 			t.Errorf("%s = %q after writing %q, want %q", c.name, got, c.value, c.want)
 		}
 	}
-	before := l.Params()
+	before := l.linusParams()
 	for _, c := range []struct{ name, value string }{
 		{"read_latency", "-1"},
 		{"write_latency", "x"},
@@ -464,61 +462,61 @@ func TestTunables(t *testing.T) {
 			t.Errorf("SetAttr(%s, %q) accepted", c.name, c.value)
 		}
 	}
-	if err := l.SetAttr("bogus", "1"); !errors.Is(err, blkq.ErrNoAttr) {
-		t.Errorf("SetAttr(bogus) error %v, want ErrNoAttr", err)
+	if err := l.SetAttr("bogus", "1"); !errors.Is(err, errNoAttr) {
+		t.Errorf("SetAttr(bogus) error %v, want errNoAttr", err)
 	}
-	if l.Params() != before {
-		t.Errorf("a refused write changed the tunables: %+v, want %+v", l.Params(), before)
+	if l.linusParams() != before {
+		t.Errorf("a refused write changed the tunables: %+v, want %+v", l.linusParams(), before)
 	}
 
 	// A new latency applies to requests inserted afterwards.
-	l = New(Stock2421())
-	a := rd(100)
-	insert(l, a)
+	l = newLinus(linusStock2421())
+	a := linusRd(100)
+	linusInsert(l, a)
 	l.SetAttr("read_latency", "7")
-	b := rd(200)
-	insert(l, b)
-	if a.ElvSeq != 2048 || b.ElvSeq != 7 {
-		t.Fatalf("budgets %d, %d; want 2048, 7", a.ElvSeq, b.ElvSeq)
+	b := linusRd(200)
+	linusInsert(l, b)
+	if a.elvSeq != 2048 || b.elvSeq != 7 {
+		t.Fatalf("budgets %d, %d; want 2048, 7", a.elvSeq, b.elvSeq)
 	}
 }
 
 func TestParams(t *testing.T) {
-	if got, want := Tuned2003(), (Params{ReadLatency: 128, WriteLatency: 512, MaxBombSegments: 0, SeekCost: 1}); got != want {
-		t.Errorf("Tuned2003 %+v, want %+v", got, want)
+	if got, want := linusTuned2003(), (linusParams{ReadLatency: 128, WriteLatency: 512, MaxBombSegments: 0, SeekCost: 1}); got != want {
+		t.Errorf("linusTuned2003 %+v, want %+v", got, want)
 	}
-	if got, want := Stock2421(), (Params{ReadLatency: 2048, WriteLatency: 8192, MaxBombSegments: 6, SeekCost: 16}); got != want {
-		t.Errorf("Stock2421 %+v, want %+v", got, want)
+	if got, want := linusStock2421(), (linusParams{ReadLatency: 2048, WriteLatency: 8192, MaxBombSegments: 6, SeekCost: 16}); got != want {
+		t.Errorf("linusStock2421 %+v, want %+v", got, want)
 	}
-	for _, p := range []Params{{SeekCost: 0}, {ReadLatency: -1, SeekCost: 1}, {WriteLatency: -1, SeekCost: 1}, {MaxBombSegments: -1, SeekCost: 1}} {
+	for _, p := range []linusParams{{SeekCost: 0}, {ReadLatency: -1, SeekCost: 1}, {WriteLatency: -1, SeekCost: 1}, {MaxBombSegments: -1, SeekCost: 1}} {
 		if p.Validate() == nil {
 			t.Errorf("%+v valid", p)
 		}
 		func() {
 			defer func() {
 				if recover() == nil {
-					t.Errorf("New(%+v) did not panic", p)
+					t.Errorf("newLinus(%+v) did not panic", p)
 				}
 			}()
-			New(p)
+			newLinus(p)
 		}()
 	}
-	if err := (Params{SeekCost: 1}).Validate(); err != nil {
+	if err := (linusParams{SeekCost: 1}).Validate(); err != nil {
 		t.Errorf("zero latencies refused: %v", err)
 	}
 }
 
 func TestRegistered(t *testing.T) {
-	if !slices.Contains(blkq.Elevators(), "linus") {
-		t.Fatalf("linus not registered: %v", blkq.Elevators())
+	if !slices.Contains(elevatorNames(), "linus") {
+		t.Fatalf("linus not registered: %v", elevatorNames())
 	}
 }
 
 // TestTunableOverflowIsAnErrorNotAWrap: values past an int are ERANGE,
 // out-of-bounds ones and non-numbers EINVAL; none changes a tunable.
 func TestTunableOverflowIsAnErrorNotAWrap(t *testing.T) {
-	l := New(Stock2421())
-	before := l.Params()
+	l := newLinus(linusStock2421())
+	before := l.linusParams()
 	for _, c := range []struct {
 		name, value string
 		errno       error
@@ -537,7 +535,7 @@ func TestTunableOverflowIsAnErrorNotAWrap(t *testing.T) {
 	if err := l.SetAttr("read_latency", "2147483647"); err != nil {
 		t.Errorf("read_latency=MaxInt32: %v", err)
 	}
-	if l.Params().ReadLatency != 2147483647 || l.Params().WriteLatency != before.WriteLatency {
-		t.Errorf("tunables %+v", l.Params())
+	if l.linusParams().ReadLatency != 2147483647 || l.linusParams().WriteLatency != before.WriteLatency {
+		t.Errorf("tunables %+v", l.linusParams())
 	}
 }

@@ -1,14 +1,11 @@
-package linus
+package blkq
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/blkq-dev/blkq"
-	"github.com/blkq-dev/blkq/device"
-	"github.com/blkq-dev/blkq/sim"
 )
 
 // probe wraps the elevator and checks, independently of its budget
@@ -18,8 +15,8 @@ import (
 // passes every request behind the place it lands; a bio merged into rq
 // passes every request behind rq, and rq itself for a front merge.
 type probe struct {
-	*Linus
-	st map[*blkq.Request]*rqStat
+	*linus
+	st map[*Request]*rqStat
 
 	violations []string
 	passes     int // passes of any kind
@@ -37,8 +34,8 @@ type rqStat struct {
 	seeky  int // passes by a seeky insert
 }
 
-func newProbe(p Params) *probe {
-	return &probe{Linus: New(p), st: map[*blkq.Request]*rqStat{}}
+func newProbe(p linusParams) *probe {
+	return &probe{linus: newLinus(p), st: map[*Request]*rqStat{}}
 }
 
 func (p *probe) violate(format string, args ...any) {
@@ -47,9 +44,9 @@ func (p *probe) violate(format string, args ...any) {
 	}
 }
 
-func (p *probe) pass(r *blkq.Request, seeky bool, why string) {
-	if r.ElvSeq <= 0 {
-		p.violate("%s passed %s with budget %d", why, name(r), r.ElvSeq)
+func (p *probe) pass(r *Request, seeky bool, why string) {
+	if r.elvSeq <= 0 {
+		p.violate("%s passed %s with budget %d", why, linusRqName(r), r.elvSeq)
 	}
 	s := p.st[r]
 	s.passes++
@@ -59,23 +56,23 @@ func (p *probe) pass(r *blkq.Request, seeky bool, why string) {
 	p.passes++
 }
 
-func (p *probe) Insert(rq *blkq.Request, atHead bool, now blkq.Time) {
+func (p *probe) Insert(rq *Request, atHead bool, now Time) {
 	if atHead {
-		p.Linus.Insert(rq, atHead, now)
+		p.linus.Insert(rq, atHead, now)
 		return
 	}
 	// Budgets before the insert: the insert may only pass positive ones.
-	before := map[*blkq.Request]int{}
-	for r := p.sorted.Front(); r != nil; r = r.ElvNext {
-		before[r] = r.ElvSeq
+	before := map[*Request]int{}
+	for r := p.sorted.Front(); r != nil; r = r.elv.next {
+		before[r] = r.elvSeq
 	}
-	p.Linus.Insert(rq, atHead, now)
-	p.st[rq] = &rqStat{budget: rq.ElvSeq}
-	prev, next := rq.ElvPrev, rq.ElvNext
-	seeky := !(prev != nil && prev.End() == rq.Sector || next != nil && rq.End() == next.Sector)
-	for r := next; r != nil; r = r.ElvNext {
+	p.linus.Insert(rq, atHead, now)
+	p.st[rq] = &rqStat{budget: rq.elvSeq}
+	prev, next := rq.elv.prev, rq.elv.next
+	seeky := !(prev != nil && prev.end() == rq.Sector || next != nil && rq.end() == next.Sector)
+	for r := next; r != nil; r = r.elv.next {
 		if before[r] <= 0 {
-			p.violate("insert of %s passed %s with budget %d", name(rq), name(r), before[r])
+			p.violate("insert of %s passed %s with budget %d", linusRqName(rq), linusRqName(r), before[r])
 		}
 		s := p.st[r]
 		s.passes++
@@ -86,32 +83,32 @@ func (p *probe) Insert(rq *blkq.Request, atHead bool, now blkq.Time) {
 	}
 }
 
-func (p *probe) AllowMerge(rq *blkq.Request, b *blkq.Bio) bool {
-	ok := p.Linus.AllowMerge(rq, b)
+func (p *probe) AllowMerge(rq *Request, b *Bio) bool {
+	ok := p.linus.AllowMerge(rq, b)
 	if !ok {
 		p.refused++
 	}
 	return ok
 }
 
-func (p *probe) Merged(rq *blkq.Request, front bool) {
+func (p *probe) Merged(rq *Request, front bool) {
 	p.merges++
 	if front {
 		p.pass(rq, false, "front merge")
 	}
-	for r := rq.ElvNext; r != nil; r = r.ElvNext {
-		p.pass(r, false, "merge into "+name(rq))
+	for r := rq.elv.next; r != nil; r = r.elv.next {
+		p.pass(r, false, "merge into "+linusRqName(rq))
 	}
-	p.Linus.Merged(rq, front)
+	p.linus.Merged(rq, front)
 }
 
-func (p *probe) MergedRequests(rq, next *blkq.Request) {
-	p.Linus.MergedRequests(rq, next)
+func (p *probe) MergedRequests(rq, next *Request) {
+	p.linus.MergedRequests(rq, next)
 	delete(p.st, next)
 }
 
-func (p *probe) Dispatch(now blkq.Time) *blkq.Request {
-	rq := p.Linus.Dispatch(now)
+func (p *probe) Dispatch(now Time) *Request {
+	rq := p.linus.Dispatch(now)
 	if rq == nil {
 		return nil
 	}
@@ -121,7 +118,7 @@ func (p *probe) Dispatch(now blkq.Time) *blkq.Request {
 		return rq // a head insert
 	}
 	delete(p.st, rq)
-	d := rq.Op.Dir()
+	d := rq.Op.dir()
 	// Each pass costs at least 1 and needs a positive budget, so at most
 	// budget passes, and at most (budget-1)/seek_cost + 1 seeky ones.
 	maxSeeky := 0
@@ -129,11 +126,11 @@ func (p *probe) Dispatch(now blkq.Time) *blkq.Request {
 		maxSeeky = (s.budget-1)/p.p.SeekCost + 1
 	}
 	if s.passes > s.budget || s.seeky > maxSeeky {
-		p.violate("%s passed %d times (%d seeky) on a budget of %d (seek cost %d)", name(rq), s.passes, s.seeky, s.budget, p.p.SeekCost)
+		p.violate("%s passed %d times (%d seeky) on a budget of %d (seek cost %d)", linusRqName(rq), s.passes, s.seeky, s.budget, p.p.SeekCost)
 	}
 	p.passMax[d] = max(p.passMax[d], s.passes)
 	p.seekyMax[d] = max(p.seekyMax[d], s.seeky)
-	if rq.ElvSeq <= 0 {
+	if rq.elvSeq <= 0 {
 		p.exhausted++
 	}
 	return rq
@@ -142,22 +139,22 @@ func (p *probe) Dispatch(now blkq.Time) *blkq.Request {
 // seekDevice serves one request at a time; the service time grows with
 // the distance from the previous request, so a queue builds up behind it.
 type seekDevice struct {
-	loop     *sim.Loop
+	loop     *simLoop
 	capacity uint64
 	head     uint64
-	complete func(*blkq.Request, error)
+	complete func(*Request, error)
 }
 
-func (d *seekDevice) Name() string                        { return "seek" }
-func (d *seekDevice) Capacity() uint64                    { return d.capacity }
-func (d *seekDevice) Depth() int                          { return 1 }
-func (d *seekDevice) Attach(c func(*blkq.Request, error)) { d.complete = c }
-func (d *seekDevice) Close() error                        { return nil }
-func (d *seekDevice) Issue(rq *blkq.Request) {
+func (d *seekDevice) Name() string                   { return "seek" }
+func (d *seekDevice) Capacity() uint64               { return d.capacity }
+func (d *seekDevice) Depth() int                     { return 1 }
+func (d *seekDevice) Attach(c func(*Request, error)) { d.complete = c }
+func (d *seekDevice) Close() error                   { return nil }
+func (d *seekDevice) Issue(rq *Request) {
 	dist := max(rq.Sector, d.head) - min(rq.Sector, d.head)
 	service := 100*time.Microsecond + time.Duration(dist*uint64(8*time.Millisecond)/d.capacity) +
 		time.Duration(rq.Sectors)*time.Microsecond
-	d.head = rq.End()
+	d.head = rq.end()
 	d.loop.Schedule(service, func() { d.complete(rq, nil) })
 }
 
@@ -167,12 +164,12 @@ func (d *seekDevice) Issue(rq *blkq.Request) {
 // random time between bios and sleeps when no request is free.
 type run struct {
 	t     *testing.T
-	loop  *sim.Loop
-	q     *blkq.Queue
-	rng   *sim.RNG
+	loop  *simLoop
+	q     *Queue
+	rng   *rand.Rand
 	left  int
 	subs  int
-	ended map[*blkq.Bio]int
+	ended map[*Bio]int
 	errs  int
 	// hook, if set, runs once after half the bios were submitted.
 	hook func()
@@ -180,16 +177,16 @@ type run struct {
 
 type worker struct {
 	r    *run
-	task *blkq.Task
-	op   blkq.Op
+	task *Task
+	op   Op
 	next uint64 // sector after the task's last bio
 	hot  uint64 // a region the task keeps returning to
 }
 
-func (w *worker) bio() *blkq.Bio {
+func (w *worker) bio() *Bio {
 	r := w.r
 	cap := r.q.Device().Capacity()
-	b := &blkq.Bio{Op: w.op, EndIO: func(b *blkq.Bio, err error) {
+	b := &Bio{Op: w.op, EndIO: func(b *Bio, err error) {
 		r.ended[b]++
 		if err != nil {
 			r.errs++
@@ -197,25 +194,25 @@ func (w *worker) bio() *blkq.Bio {
 	}}
 	switch x := r.rng.IntN(100); {
 	case x < 1:
-		b.Op = blkq.OpFlush
+		b.Op = OpFlush
 		return b
 	case x < 50 && w.next+64 <= cap:
 		b.Sector = w.next // sequential: merges
 	case x < 75:
 		b.Sector = w.hot + r.rng.Uint64N(4096)&^7
 		if r.rng.IntN(2) == 0 {
-			b.Op = blkq.OpRead
+			b.Op = OpRead
 		} else {
-			b.Op = blkq.OpWrite
+			b.Op = OpWrite
 		}
 	default:
 		b.Sector = r.rng.Uint64N(cap-64) &^ 7
 	}
 	b.Sectors = 8 * uint32(1+r.rng.IntN(8))
-	if b.End() > cap {
+	if b.end() > cap {
 		b.Sector = cap - uint64(b.Sectors)
 	}
-	w.next = b.End()
+	w.next = b.end()
 	return b
 }
 
@@ -240,17 +237,17 @@ func (w *worker) step() {
 	}
 }
 
-func newRun(t *testing.T, dev blkq.Device, loop *sim.Loop, sched string, nTasks, total int, seed uint64) *run {
-	q, err := blkq.New(dev, loop, blkq.Config{Scheduler: sched})
+func newRun(t *testing.T, dev Device, loop *simLoop, sched string, nTasks, total int, seed uint64) *run {
+	q, err := New(dev, loop, Config{Scheduler: sched})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &run{t: t, loop: loop, q: q, rng: sim.NewRNG(seed), left: total, ended: map[*blkq.Bio]int{}}
+	r := &run{t: t, loop: loop, q: q, rng: newTestRNG(seed), left: total, ended: map[*Bio]int{}}
 	cap := dev.Capacity()
 	for i := range nTasks {
-		w := &worker{r: r, task: blkq.NewTask(100+i, fmt.Sprintf("t%d", i)), op: blkq.OpRead}
+		w := &worker{r: r, task: NewTask(100+i, fmt.Sprintf("t%d", i)), op: OpRead}
 		if i%2 == 1 {
-			w.op = blkq.OpWrite
+			w.op = OpWrite
 		}
 		w.next = r.rng.Uint64N(cap-1<<16) &^ 7
 		w.hot = r.rng.Uint64N(cap-1<<16) &^ 7
@@ -297,23 +294,24 @@ func (r *run) finish() {
 func TestQueueBoundsPasses(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		p    Params
+		p    linusParams
 		// tune, if set, is written half way through: "attr=value".
 		tune string
 		// wantExhausted: the budgets are small enough that some requests
 		// must run out, so the barrier is exercised.
 		wantExhausted bool
 	}{
-		{"stock2421", Stock2421(), "", false},
-		{"tuned2003", Tuned2003(), "", true},
-		{"tight", Params{ReadLatency: 32, WriteLatency: 64, MaxBombSegments: 6, SeekCost: 8}, "", true},
-		{"retuned", Stock2421(), "iosched/read_latency=16", true},
+		{"stock2421", linusStock2421(), "", false},
+		{"tuned2003", linusTuned2003(), "", true},
+		{"tight", linusParams{ReadLatency: 32, WriteLatency: 64, MaxBombSegments: 6, SeekCost: 8}, "", true},
+		{"retuned", linusStock2421(), "iosched/read_latency=16", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pr := newProbe(c.p)
 			sched := "linus-probe-" + c.name
-			blkq.RegisterElevator(sched, func(blkq.Clock) blkq.Elevator { return pr })
-			loop := sim.NewLoop()
+			elevators[sched] = func(Clock) elevator { return pr }
+			defer delete(elevators, sched)
+			loop := newSimLoop()
 			dev := &seekDevice{loop: loop, capacity: 1 << 22}
 			r := newRun(t, dev, loop, sched, 24, 4000, 42)
 			if c.tune != "" {
@@ -344,12 +342,12 @@ func TestQueueBoundsPasses(t *testing.T) {
 }
 
 // TestQueueOnNullDevice: the registered "linus" (stock tunables) behind
-// the null device at depth 4, through blkq.New by name.
+// the null device at depth 4, through New by name.
 func TestQueueOnNullDevice(t *testing.T) {
-	loop := sim.NewLoop()
-	dev := device.NewNull(loop, 1<<22, 4)
+	loop := newSimLoop()
+	dev := newNullDevice(loop, 1<<22, 4)
 	r := newRun(t, dev, loop, "linus", 16, 3000, 7)
-	if got := r.q.SchedulerName(); got != "linus" {
+	if got := r.q.elv.Name(); got != "linus" {
 		t.Fatalf("scheduler %q, want linus", got)
 	}
 	for k, v := range map[string]string{"iosched/read_latency": "2048", "iosched/write_latency": "8192", "iosched/max_bomb_segments": "6", "iosched/seek_cost": "16"} {
