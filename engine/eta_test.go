@@ -85,7 +85,8 @@ func TestProgressClockFollowsBufferedJobs(t *testing.T) {
 	j := &job{r: r, spec: &fio.Job{}, st: newJobStats(&report.JobStats{})}
 	r.jobs = []*job{j}
 	j.st.begin(0, 0)
-	u := &ioUnit{j: j, dir: dirWrite}
+	u := &ioUnit{j: j}
+	u.bio.Op = blkq.OpWrite
 	u.bio.Sectors = 8
 	j.st.record(u, blkq.Time(3*time.Second))
 	if got := r.clock(blkq.Time(time.Second)); got != blkq.Time(3*time.Second) {

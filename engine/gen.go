@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/workload/fio"
 )
 
@@ -20,21 +22,33 @@ import (
 // direction, as fio does; trimwrite trims each block and then writes it.
 // Files are used round robin.
 
-// ioDir is an I/O direction in fio's order: read, write, trim.
-type ioDir int
-
-const (
-	dirRead ioDir = iota
-	dirWrite
-	dirTrim
-)
+// rwt is the index of op's direction in fio's read, write, trim arrays
+// (the job's block sizes and rates, the report's figures): a flush
+// counts as a write, as fio counts fsync's writes.
+func rwt(op blkq.Op) report.Dir {
+	switch op {
+	case blkq.OpRead:
+		return report.DirRead
+	case blkq.OpDiscard:
+		return report.DirTrim
+	}
+	return report.DirWrite
+}
 
 // nextIO is one I/O to issue: a direction, a device byte offset and a
 // length in bytes.
 type nextIO struct {
-	dir    ioDir
-	offset int64 // on the device, bytes
+	op     blkq.Op // read, write or discard
+	offset int64   // on the device, bytes
 	length int64
+	// uncounted: trimwrite's trim, which the job's size does not count
+	// (it counts each block once, for its write).
+	uncounted bool
+	// rec is the trace record a replay's I/O comes from (its op, flags
+	// and task), nil for fio's.
+	rec *ReplayRecord
+	// sub is the task that submits it, nil for the job's own.
+	sub *submitter
 }
 
 // fileRegion is the part of one file a job works on, in device bytes.
@@ -60,10 +74,10 @@ type generator struct {
 	rr    int // round-robin file index
 
 	random, mixed bool
-	trimWrite     bool     // trimwrite: each block is trimmed, then written
-	pending       *nextIO  // the write that follows a trim (trimwrite)
-	dirs          [2]ioDir // the directions a mixed mode chooses from
-	only          ioDir    // the direction of a single-direction mode
+	trimWrite     bool       // trimwrite: each block is trimmed, then written
+	pending       *nextIO    // the write that follows a trim (trimwrite)
+	dirs          [2]blkq.Op // the directions a mixed mode chooses from
+	only          blkq.Op    // the direction of a single-direction mode
 	minBS         int64
 }
 
@@ -71,25 +85,25 @@ func newGenerator(j *fio.Job, rng *rand.Rand, files []*fileRegion) *generator {
 	g := &generator{job: j, rng: rng, files: files}
 	switch j.RW {
 	case fio.RWRead:
-		g.only = dirRead
+		g.only = blkq.OpRead
 	case fio.RWWrite:
-		g.only = dirWrite
+		g.only = blkq.OpWrite
 	case fio.RWTrim:
-		g.only = dirTrim
+		g.only = blkq.OpDiscard
 	case fio.RWRandRead:
-		g.only, g.random = dirRead, true
+		g.only, g.random = blkq.OpRead, true
 	case fio.RWRandWrite:
-		g.only, g.random = dirWrite, true
+		g.only, g.random = blkq.OpWrite, true
 	case fio.RWRandTrim:
-		g.only, g.random = dirTrim, true
+		g.only, g.random = blkq.OpDiscard, true
 	case fio.RWReadWrite:
-		g.mixed, g.dirs = true, [2]ioDir{dirRead, dirWrite}
+		g.mixed, g.dirs = true, [2]blkq.Op{blkq.OpRead, blkq.OpWrite}
 	case fio.RWRandRW:
-		g.mixed, g.random, g.dirs = true, true, [2]ioDir{dirRead, dirWrite}
+		g.mixed, g.random, g.dirs = true, true, [2]blkq.Op{blkq.OpRead, blkq.OpWrite}
 	case fio.RWTrimWrite:
-		g.only, g.trimWrite = dirTrim, true
+		g.only, g.trimWrite = blkq.OpDiscard, true
 	case fio.RWRandTrimWrite:
-		g.only, g.random, g.trimWrite = dirTrim, true, true
+		g.only, g.random, g.trimWrite = blkq.OpDiscard, true, true
 	}
 	g.minBS = 1 << 62
 	for d := range 3 {
@@ -115,8 +129,8 @@ func minBlockSize(j *fio.Job, d int) int64 {
 }
 
 // blockSize picks the size of the next I/O in direction d.
-func (g *generator) blockSize(d ioDir) int64 {
-	j := g.job
+func (g *generator) blockSize(op blkq.Op) int64 {
+	j, d := g.job, rwt(op)
 	if s := j.BSSplit[d]; len(s) > 0 {
 		p := g.rng.IntN(100)
 		for _, x := range s {
@@ -136,7 +150,7 @@ func (g *generator) blockSize(d ioDir) int64 {
 }
 
 // direction picks the direction of the next I/O.
-func (g *generator) direction() ioDir {
+func (g *generator) direction() blkq.Op {
 	if !g.mixed {
 		return g.only
 	}
@@ -156,8 +170,9 @@ func (g *generator) next() (io nextIO, wrapped bool) {
 	io, wrapped = g.pick()
 	if g.trimWrite {
 		w := io
-		w.dir = dirWrite
+		w.op = blkq.OpWrite
 		g.pending = &w
+		io.uncounted = true
 	}
 	return io, wrapped
 }
@@ -178,11 +193,11 @@ func (g *generator) pick() (io nextIO, wrapped bool) {
 	if off+bs > f.size {
 		bs = f.size - off
 	}
-	return nextIO{dir: d, offset: f.base + off, length: bs}, wrapped
+	return nextIO{op: d, offset: f.base + off, length: bs}, wrapped
 }
 
-func (g *generator) seqOffset(f *fileRegion, d ioDir, bs int64) (int64, bool) {
-	j := g.job
+func (g *generator) seqOffset(f *fileRegion, op blkq.Op, bs int64) (int64, bool) {
+	j, d := g.job, rwt(op)
 	wrapped := false
 	off := f.pos[d]
 	// Wrap only when nothing is left: a block that does not fit in what

@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/device"
 )
 
@@ -73,9 +74,9 @@ func (r *runner) ioFailed(j *job, u *ioUnit, err error) {
 		if j.spec.Fdatasync > 0 && j.spec.Fsync == 0 {
 			dir = "datasync"
 		}
-	case u.dir == dirRead:
+	case u.bio.Op == blkq.OpRead:
 		dir = "read"
-	case u.dir == dirTrim:
+	case u.bio.Op == blkq.OpDiscard:
 		dir = "trim"
 	}
 	var e unix.Errno

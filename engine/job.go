@@ -2,30 +2,34 @@ package engine
 
 import (
 	"errors"
-	"io"
 	"time"
 
 	"github.com/blkq-dev/blkq"
-	"github.com/blkq-dev/blkq/bcache"
 	"github.com/blkq-dev/blkq/workload/fio"
 )
 
-// A job is one fio job clone: a blkq Task that keeps up to iodepth bios in
-// flight (one for the sync engines), chosen by its generator, paced by
-// rate, rate_iops and thinktime, for size/io_size bytes (times loops) or
-// for runtime when time_based.
+// A job is one fio job clone, or a replay: a blkq Task that keeps up to
+// iodepth bios in flight (one for the sync engines), chosen by its source
+// (source.go) and taken to the device by its path (path.go), paced by
+// rate, rate_iops and thinktime, for size/io_size bytes (times loops), for
+// runtime when time_based, or to the trace's end. Its state and every
+// change of it are in jobstate.go.
 type job struct {
-	r     *runner
-	spec  *fio.Job
-	name  string
-	clone int
-	pid   int
-	task  *blkq.Task
-	gen   *generator
-	sync  bool // one I/O at a time (psync and friends)
-	depth int
-	low   int  // iodepth_low: refill once in-flight I/O drains to this
-	drain bool // iodepth reached: waiting to drain to low
+	r      *runner
+	spec   *fio.Job // a replay's is made up (replay.go): no options set
+	name   string
+	clone  int
+	pid    int
+	main   submitter    // the job's own task
+	others []*submitter // a replay's tasks, one per trace pid
+	src    source       // what it issues
+	path   ioPath       // how it reaches the device
+	gen    *generator   // fio's offsets (nil for a replay)
+	sync   bool         // one I/O at a time (psync and friends)
+	plug   bool         // plug the queue around each batch it issues
+	depth  int
+	low    int // iodepth_low: refill once in-flight I/O drains to this
+	state  jobState
 
 	deps    int    // jobs that must finish before this one starts
 	waiters []*job // jobs waiting for this one
@@ -33,26 +37,18 @@ type job struct {
 	index   int    // position in the run
 	segment int    // stonewall segment: jobs between two stonewalls, for exit_what
 
-	started, stopping, finished bool
-	asleep                      bool
-	throttled                   bool      // writing back a batch for the page cache (balance_dirty)
-	copyUntil                   blkq.Time // when the job's last page-cache copy ends
-	pumpTimer                   bool      // a timer will call pump
-	inflight                    int
-	parked                      *ioUnit // the unit whose submit slept
-	held                        *nextIO // the next I/O, held back by a rate limit
-	start, end, rampEnd         blkq.Time
-	limit                       int64 // bytes to issue; 0: until runtime
-	issued                      int64 // bytes issued
-	issuedIOs                   int64
-	rateBytes                   [3]int64 // bytes issued per direction, for rate
-	rateIOs                     [3]int64
-	thinkCount                  int
-	writesSinceSync             int
-	syncWanted, syncInFlight    bool
-	endSyncDone                 bool
-	err                         error  // the job's first error
-	errFunc                     string // what failed, for the report ("io_u error")
+	copyUntil           blkq.Time // when the job's last page-cache copy ends
+	inflight            int
+	start, end, rampEnd blkq.Time
+	limit               int64 // bytes to issue; 0: until runtime
+	issued              int64 // bytes issued
+	issuedIOs           int64
+	rateBytes           [3]int64 // bytes issued per direction, for rate
+	rateIOs             [3]int64
+	thinkCount          int
+	writesSinceSync     int
+	err                 error  // the job's first error
+	errFunc             string // what failed, for the report ("io_u error")
 
 	free []*ioUnit
 	st   *jobStats
@@ -66,19 +62,40 @@ type job struct {
 // writeback returns the submitter of the job's own write-back.
 func (j *job) writeback() *wbSubmitter {
 	if j.wb == nil {
-		j.wb = newWBSubmitter(j.r.sc, j.task)
+		j.wb = newWBSubmitter(j.r.sc, j.main.task)
 	}
 	return j.wb
+}
+
+// A submitter is a task of a job: the job's own, or one per pid of a
+// replayed trace, whose tasks sleep and wake apart.
+type submitter struct {
+	task    *blkq.Task
+	asleep  bool      // its last submission slept for a request
+	parked  *ioUnit   // the unit whose submission slept
+	waiting []*ioUnit // I/Os that came while it slept (a replay's arrivals), in order
+}
+
+// submitters returns the job's tasks.
+func (j *job) submitters() []*submitter {
+	return append([]*submitter{&j.main}, j.others...)
+}
+
+// newSubmitter makes s a task of the job, pid and name as given.
+func (j *job) newSubmitter(s *submitter, pid int, name string) {
+	s.task = blkq.NewTask(pid, name)
+	s.task.Wake = func(resume func() bool) { j.wake(s, resume) }
 }
 
 // ioUnit is one I/O of a job: its bio and its times (fio's io_u).
 type ioUnit struct {
 	bio    blkq.Bio
 	j      *job
-	dir    ioDir
-	sync   bool      // a flush for fsync/fdatasync
-	start  blkq.Time // submission began
-	queued blkq.Time // submission returned (after any sleep for a request)
+	sub    *submitter    // the task that submits it
+	rec    *ReplayRecord // the trace record of a replay's I/O
+	sync   bool          // a flush for fsync/fdatasync
+	start  blkq.Time     // submission began
+	queued blkq.Time     // submission returned (after any sleep for a request)
 }
 
 func (j *job) now() blkq.Time { return j.r.exec.Now() }
@@ -86,10 +103,10 @@ func (j *job) now() blkq.Time { return j.r.exec.Now() }
 // begin starts the job's I/O.
 func (j *job) begin() {
 	j.r.stopDue() // an interruption cancels j
-	if j.finished {
+	if j.state.ended() {
 		return // cancelled by exitall before it started
 	}
-	j.started = true
+	j.state.begin()
 	j.start = j.now()
 	j.rampEnd = j.start + blkq.Time(j.spec.RampTime)
 	j.st.begin(j.start, j.rampEnd)
@@ -97,6 +114,7 @@ func (j *job) begin() {
 		// fio: ramp_time runs before runtime starts counting.
 		j.r.exec.AfterFunc(j.spec.RampTime+rt, j.stop)
 	}
+	j.src.begin()
 	j.pump()
 }
 
@@ -113,11 +131,23 @@ func (j *job) timeBased() bool { return j.spec.TimeBased && j.runtime() > 0 }
 
 // stop ends the job's issuing; it finishes when its I/O drains.
 func (j *job) stop() {
-	if j.finished || !j.started {
+	if j.state.phase != phaseRunning && j.state.phase != phaseStopping {
 		return
 	}
-	j.stopping = true
+	j.state.stop()
 	j.maybeFinish()
+}
+
+// cancel ends a job that never started (exitall).
+func (j *job) cancel() {
+	if j.state.ended() {
+		return
+	}
+	j.state.cancel()
+	j.start = j.now()
+	j.end = j.start
+	j.r.running++ // balanced by jobFinished
+	j.r.jobFinished(j)
 }
 
 func (j *job) limitReached() bool {
@@ -153,80 +183,67 @@ func endIO(b *blkq.Bio, err error) {
 	u.j.r.exec.Do(func() { u.j.done(u, err) })
 }
 
-// pump issues I/O while the job may.
+// pump issues I/O while the job may: what its source has ready, through
+// its path, up to its depth.
 func (j *job) pump() {
 	j.r.stopDue() // an interruption stops j: it issues nothing more
-	if j.finished || j.asleep || j.throttled || j.pumpTimer || !j.started {
+	if !j.state.started() || j.state.ended() || j.main.asleep || j.state.paused() {
 		return
 	}
 	q := j.r.q
 	plugged := false
 	submitted := 0
-issue:
-	for j.inflight < j.depth && !j.stopping && !j.drain {
-		if j.syncWanted {
+	for j.inflight < j.depth && !j.state.stopping() && !j.state.draining() && !j.main.asleep {
+		if j.state.syncDue() {
 			if j.inflight > 0 {
 				break // fsync waits for the writes before it
 			}
-			j.issueSync()
+			j.issueSync(false)
 			break
 		}
 		if j.limitReached() {
 			break
 		}
-		io, ok := j.nextIO()
-		if !ok {
-			break // rate limits hold everything back; a timer will pump
+		io, st := j.src.next()
+		if st == srcWait {
+			break // rate limits or a sleeping task hold it back; a timer or a wake-up will pump
 		}
-		if io.length <= 0 {
-			j.stopping = true
+		if st == srcEnd {
+			j.state.stop()
 			break
 		}
-		if !j.sync && !plugged {
-			q.Plug(j.task)
+		if j.plug && !plugged {
+			q.Plug(j.main.task)
 			plugged = true
 		}
 		u := j.getUnit()
 		j.prepare(u, io)
-		if !(j.gen.trimWrite && io.dir == dirTrim) {
-			// trimwrite's size counts each block once, for its write.
+		if !io.uncounted {
 			j.issued += io.length
 		}
 		j.issuedIOs++
-		j.rateBytes[io.dir] += io.length
-		j.rateIOs[io.dir]++
+		j.rateBytes[rwt(io.op)] += io.length
+		j.rateIOs[rwt(io.op)]++
 		j.inflight++
 		submitted++
 		j.st.submitDepth(j.inflight)
 		j.submitted++
-		// Served without a bio of its own (read-ahead, the page cache;
-		// done() follows once), or submitted to the queue.
 		u.queued = j.now()
-		switch {
-		case j.ra != nil && j.ra.read(u):
-		case j.cached():
-			j.cachedIO(j.r.cache, u)
-		case j.r.sc != nil && !j.spec.Direct && io.dir == dirWrite:
-			j.r.sc.write(j, u)
-		case j.r.sc != nil && !j.spec.Direct && io.dir == dirRead && j.r.sc.read(j, u):
-		default:
-			if !q.Enqueue(j.task, &u.bio) {
-				j.asleep = true
-				j.parked = u
-				j.countForSync(io.dir) // as on wake-up; its queued time is set then
-				break issue
-			}
-			if j.ra != nil {
-				j.ra.topUp(int64(u.bio.Sector)<<blkq.SectorShift + u.bio.Bytes())
-			}
-			u.queued = j.now()
+		if u.sub.asleep {
+			// A replay's record whose task sleeps: it waits for it, in order.
+			u.sub.waiting = append(u.sub.waiting, u)
+			continue
 		}
-		j.countForSync(io.dir)
-		if j.throttled {
+		ok := j.path.submit(u)
+		j.countForSync(io.op) // a write that sleeps counts now, as on wake-up
+		if !ok {
+			continue // its task sleeps: the loop ends if it was the job's own
+		}
+		if j.state.paused() {
 			break // writing back for the page cache (balance_dirty)
 		}
 		if j.inflight >= j.depth && j.low < j.depth {
-			j.drain = true
+			j.state.setDrain(true)
 		}
 		if !j.sync && j.spec.ThinkTime > 0 && j.thinkDue() {
 			j.sleepThen(j.spec.ThinkTime)
@@ -234,7 +251,7 @@ issue:
 		}
 	}
 	if plugged {
-		q.Finish(j.task)
+		q.Finish(j.main.task)
 	}
 	if submitted > 0 {
 		j.st.submitBatch(submitted)
@@ -242,15 +259,28 @@ issue:
 	j.maybeFinish()
 }
 
+// enqueue submits u's bio to the queue through its task; false: the task
+// sleeps for a request, and u is parked until it wakes.
+func (j *job) enqueue(u *ioUnit) bool {
+	s := u.sub
+	if !j.r.q.Enqueue(s.task, &u.bio) {
+		s.asleep = true
+		s.parked = u
+		return false
+	}
+	u.queued = j.now()
+	return true
+}
+
 // countForSync counts a write toward fsync=N / fdatasync=N.
-func (j *job) countForSync(d ioDir) {
-	if d != dirWrite || (j.spec.Fsync == 0 && j.spec.Fdatasync == 0) {
+func (j *job) countForSync(op blkq.Op) {
+	if op != blkq.OpWrite || (j.spec.Fsync == 0 && j.spec.Fdatasync == 0) {
 		return
 	}
 	j.writesSinceSync++
 	if n := max(j.spec.Fsync, j.spec.Fdatasync); j.writesSinceSync >= n {
 		j.writesSinceSync = 0
-		j.syncWanted = true
+		j.state.wantSync()
 	}
 }
 
@@ -266,82 +296,27 @@ func (j *job) thinkDue() bool {
 
 // sleepThen pauses issuing for d.
 func (j *job) sleepThen(d time.Duration) {
-	j.pumpTimer = true
+	j.state.pauseFor(pauseTimer)
 	j.r.exec.AfterFunc(d, func() {
-		j.pumpTimer = false
+		j.state.resume()
 		j.pump()
 	})
 }
 
-// nextIO returns the next I/O that rate and rate_iops allow now. An I/O
-// whose direction must wait is held and issued when its time comes; as
-// with fio's rate_ddir, a mixed job meanwhile goes on in the direction
-// that is not limited (a further draw of the limited direction while one
-// is held is dropped). ok is false when nothing may be issued now; a timer
-// then calls pump again.
-func (j *job) nextIO() (nextIO, bool) {
-	if h := j.held; h != nil {
-		wait := j.rateWait(h.dir)
-		if wait <= 0 {
-			j.held = nil
-			return *h, true
-		}
-		if !j.gen.mixed {
-			j.sleepThen(wait)
-			return nextIO{}, false
-		}
-	}
-	for range 8 {
-		io, _ := j.gen.next()
-		wait := j.rateWait(io.dir)
-		if wait <= 0 {
-			return io, true
-		}
-		if j.held == nil {
-			j.held = &io
-			if !j.gen.mixed {
-				j.sleepThen(wait)
-				return nextIO{}, false
-			}
-		}
-	}
-	j.sleepThen(j.rateWait(j.held.dir))
-	return nextIO{}, false
-}
-
-// rateWait returns how long an I/O in direction d must wait to respect
-// rate and rate_iops for that direction (fio limits each direction on its
-// own: a limit on writes does not slow reads).
-func (j *job) rateWait(d ioDir) time.Duration {
-	elapsed := j.now() - j.start
-	var wait blkq.Time
-	if r := j.spec.Rate[d]; r > 0 {
-		due := blkq.Time(float64(j.rateBytes[d]) / float64(r) * 1e9)
-		wait = max(wait, due-elapsed)
-	}
-	if r := j.spec.RateIOPS[d]; r > 0 {
-		due := blkq.Time(float64(j.rateIOs[d]) / float64(r) * 1e9)
-		wait = max(wait, due-elapsed)
-	}
-	return time.Duration(wait)
-}
-
 // prepare fills u's bio for io.
 func (j *job) prepare(u *ioUnit, io nextIO) {
-	u.dir, u.sync = io.dir, false
-	b := &u.bio
-	switch io.dir {
-	case dirRead:
-		b.Op = blkq.OpRead
-		b.Flags = 0
-	case dirWrite:
-		b.Op = blkq.OpWrite
-		b.Flags = 0
-	case dirTrim:
-		b.Op = blkq.OpDiscard
-		b.Flags = 0
+	u.sync, u.rec, u.sub = false, io.rec, io.sub
+	if u.sub == nil {
+		u.sub = &j.main
 	}
-	if j.sync && io.dir != dirTrim {
+	b := &u.bio
+	if r := io.rec; r != nil {
+		j.prepareRecord(u, r)
+		u.start = j.now()
+		return
+	}
+	b.Op, b.Flags = io.op, 0
+	if j.sync && io.op != blkq.OpDiscard {
 		b.Flags |= blkq.FlagSync
 	}
 	b.Sector = uint64(io.offset) >> blkq.SectorShift
@@ -349,98 +324,37 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 	b.Buf = nil
 	if d := j.r.data; d != nil {
 		// The buffer is the bio's until its EndIO (bufpool.go); through
-		// the buffer cache, cachedIO's goroutine takes it.
-		if io.dir != dirTrim && !j.cached() {
+		// the buffer cache, the path's goroutine takes one of its own.
+		if io.op != blkq.OpDiscard && j.path.bioBuffers() {
 			b.Buf = d.bufs.get(int(io.length))
-			if io.dir == dirWrite {
+			if io.op == blkq.OpWrite {
 				d.fill(b.Buf, io.offset)
 			}
 		}
-		if io.dir == dirWrite {
+		if io.op == blkq.OpWrite {
 			d.started(u)
 		}
 	}
 	u.start = j.now()
 }
 
-// cachedIO does u's read, write or trim through the buffer cache, which
-// blocks, on a goroutine of its own; the completion comes back on the
-// executor.
-func (j *job) cachedIO(c *bcache.Cache, u *ioUnit) {
-	u.queued = j.now()
-	off := int64(u.bio.Sector) << blkq.SectorShift
-	write := u.dir == dirWrite
-	if u.dir == dirTrim {
-		// The cache drops the range and discards it on the device itself,
-		// keeping fills of the range out until the device is done (as
-		// BLKDISCARD does), so no old data comes back.
-		go func() {
-			err := c.Discard(off, u.bio.Bytes())
-			j.r.exec.Do(func() { j.done(u, err) })
-		}()
-		return
-	}
-	d, n := j.r.data, int(u.bio.Bytes())
-	go func() {
-		var err error
-		buf := d.bufs.getSlot(n) // bounded: bufpool.go
-		if write {
-			d.fill(buf, off)
-			_, err = c.WriteAt(buf, off)
-		} else if _, err = c.ReadAt(buf, off); errors.Is(err, io.EOF) {
-			err = nil
-		}
-		d.bufs.putSlot(buf)
-		j.r.exec.Do(func() { j.done(u, err) })
-	}()
-}
-
-// cached reports whether j's reads and writes go through the buffer cache.
-func (j *job) cached() bool { return j.r.cache != nil && !j.spec.Direct }
-
-// issueSync sends a flush for fsync=N / fdatasync=N / end_fsync once the
-// job's earlier I/O has completed (through the buffer cache, a Sync).
-func (j *job) issueSync() {
-	j.syncWanted = false
-	j.syncInFlight = true
-	cachedSync := func() *ioUnit { // a sync the page cache does, without a bio
-		u := j.getUnit()
-		u.dir, u.sync = dirWrite, true
-		u.start, u.queued = j.now(), j.now()
-		j.inflight++
-		j.submitted++
-		return u
-	}
-	if c := j.r.sc; c != nil && !j.spec.Direct {
-		u := cachedSync()
-		c.sync(j, func(err error) { j.done(u, err) })
-		return
-	}
-	if c := j.r.cache; c != nil && !j.spec.Direct {
-		u := cachedSync()
-		go func() {
-			err := c.Sync()
-			j.r.exec.Do(func() { j.done(u, err) })
-		}()
-		return
-	}
+// issueSync sends an fsync for fsync=N / fdatasync=N / end_fsync (end)
+// once the job's earlier I/O has completed, through the job's path.
+func (j *job) issueSync(end bool) {
+	j.state.issueSync(end)
 	u := j.getUnit()
-	u.dir, u.sync = dirWrite, true
+	u.sync, u.sub, u.rec = true, &j.main, nil
 	u.bio.Op, u.bio.Flags, u.bio.Sector, u.bio.Sectors, u.bio.Buf = blkq.OpFlush, blkq.FlagSync, 0, 0, nil
 	u.start = j.now()
 	j.inflight++
 	j.submitted++
-	if !j.r.q.Enqueue(j.task, &u.bio) {
-		j.asleep = true
-		j.parked = u
-		return
-	}
-	u.queued = j.now()
+	j.path.sync(u)
 }
 
-// wake is the task's Wake hook: the woken task runs after the scheduler
-// latency, retries its allocation and, once it has a request, goes on.
-func (j *job) wake(resume func() bool) {
+// wake is the Wake hook of s's task: the woken task runs after the
+// scheduler latency, retries its allocation and, once it has a request,
+// submits what waited for it and goes on.
+func (j *job) wake(s *submitter, resume func() bool) {
 	j.r.exec.AfterFunc(j.r.wakeDelay(), func() {
 		if !resume() {
 			return
@@ -449,10 +363,15 @@ func (j *job) wake(resume func() bool) {
 			wb.resumed() // it slept writing back for the page cache
 			return
 		}
-		j.asleep = false
-		if u := j.parked; u != nil {
-			j.parked = nil
+		s.asleep = false
+		if u := s.parked; u != nil {
+			s.parked = nil
 			u.queued = j.now()
+		}
+		for len(s.waiting) > 0 && !s.asleep {
+			u := s.waiting[0]
+			s.waiting = s.waiting[1:]
+			j.enqueue(u)
 		}
 		j.pump()
 	})
@@ -463,40 +382,41 @@ func (j *job) done(u *ioUnit, err error) {
 	j.inflight--
 	j.ended++
 	j.r.clockNow.Store(int64(j.now()))
-	if j.drain && j.inflight <= j.low {
-		j.drain = false
+	if j.state.draining() && j.inflight <= j.low {
+		j.state.setDrain(false)
 	}
 	now := j.now()
 	switch {
 	case u.sync:
-		j.syncInFlight = false
+		j.state.syncEnded()
 		if err == nil {
 			j.st.recordSync(u, now)
 		} else {
 			j.r.ioFailed(j, u, err) // fsync reports the write-back errors since the last one
-			j.stopping = true
+			j.state.stop()
 		}
 	case err == nil:
 		j.st.record(u, now)
 		if j.r.data != nil {
-			switch u.dir {
-			case dirWrite:
+			switch u.bio.Op {
+			case blkq.OpWrite:
 				j.r.data.wrote(u)
-			case dirTrim:
+			case blkq.OpDiscard:
 				j.r.data.discarded(u)
 			}
 		}
 	case errors.Is(err, blkq.ErrReadAheadDropped):
-		j.st.dropped(u.dir)
+		j.st.dropped(u.bio.Op)
+	case j.src.failed(u, err):
 	default:
 		j.r.ioFailed(j, u, err)
-		j.stopping = true
-		if j.r.data != nil && u.dir == dirWrite {
+		j.state.stop()
+		if j.r.data != nil && u.bio.Op == blkq.OpWrite {
 			j.r.data.abandoned(u)
 		}
 	}
 	j.free = append(j.free, u)
-	if j.sync && j.spec.ThinkTime > 0 && !j.stopping && j.thinkDue() {
+	if j.sync && j.spec.ThinkTime > 0 && !j.state.stopping() && j.thinkDue() {
 		j.sleepThen(j.spec.ThinkTime)
 		return
 	}
@@ -505,21 +425,20 @@ func (j *job) done(u *ioUnit, err error) {
 
 // maybeFinish ends the job when it has nothing more to do.
 func (j *job) maybeFinish() {
-	if j.finished || j.inflight > 0 || j.asleep || j.syncInFlight || (j.ra != nil && j.ra.inflight > 0) {
+	if j.state.ended() || j.inflight > 0 || j.main.asleep || j.state.syncBusy() || (j.ra != nil && j.ra.inflight > 0) {
 		return
 	}
-	if !j.stopping && !j.limitReached() && !j.syncWanted {
+	if !j.state.stopping() && !j.limitReached() && !j.state.syncDue() {
 		return
 	}
-	if j.pumpTimer && !j.stopping {
+	if j.state.pause == pauseTimer && !j.state.stopping() {
 		return
 	}
-	if j.spec.EndFsync && !j.endSyncDone && j.err == nil && j.st.wrote() {
-		j.endSyncDone = true
-		j.issueSync()
+	if j.spec.EndFsync && !j.state.endSynced && j.err == nil && j.st.wrote() {
+		j.issueSync(true)
 		return
 	}
-	j.finished = true
+	j.state.finish()
 	j.end = j.now()
 	j.st.finish(j.end)
 	j.r.jobFinished(j)

@@ -10,11 +10,7 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/bcache"
-	"github.com/blkq-dev/blkq/device"
 	"github.com/blkq-dev/blkq/report"
-	"github.com/blkq-dev/blkq/sim"
-	"github.com/blkq-dev/blkq/sim/hdd"
-	"github.com/blkq-dev/blkq/sim/ssd"
 	"github.com/blkq-dev/blkq/workload/fio"
 )
 
@@ -48,7 +44,7 @@ func (r *runner) capacity(need int64) (int64, error) {
 // open makes the executor, the device and the queue, and the jobs' stats.
 func (r *runner) open(lay *layout) error {
 	direct := len(r.jf.Jobs) > 0 && r.jf.Jobs[0].Direct
-	if err := r.openQueue(lay.capacity, direct); err != nil {
+	if err := r.openQueue(lay.capacity, direct, true); err != nil {
 		return err
 	}
 	r.openStats()
@@ -56,100 +52,56 @@ func (r *runner) open(lay *layout) error {
 }
 
 // openQueue makes the executor, a device of capacity bytes and the queue
-// in front of it, with the run's tunables and tracers.
-func (r *runner) openQueue(capacity int64, direct bool) error {
+// in front of it, with the run's tunables and tracers (OpenQueue). On a
+// file, fioJobs has the data the jobs write checked (data.go) and, unless
+// direct, their I/O served through bcache; a replay's goes to the queue.
+func (r *runner) openQueue(capacity int64, direct, fioJobs bool) error {
 	kind, arg, _ := strings.Cut(r.opt.Device, ":")
-	capSectors := uint64(capacity) >> blkq.SectorShift
-	var clk blkq.Clock
-	switch kind {
-	case "sim":
-		loop := sim.NewLoop()
-		switch arg {
-		case "hdd":
-			p := hdd.DefaultParams()
-			p.Capacity = capSectors
-			r.dev = hdd.New(loop, p)
-		case "ssd":
-			p := ssd.DefaultParams()
-			p.Capacity = capSectors
-			r.dev = ssd.New(loop, p)
-		default:
-			return fmt.Errorf("unknown simulated device %q: want sim:hdd or sim:ssd", r.opt.Device)
-		}
-		r.exec = simExec{loop: loop}
-		clk = loop
-		r.simulated = true
-	case "null":
-		if arg != "" {
-			return fmt.Errorf("unknown device %q: want null", r.opt.Device)
-		}
+	setup := r.opt.queueSetup(capacity)
+	var clk blkq.Clock // nil: a simulated device's own event loop
+	if kind == "null" || kind == "file" {
 		// The null device costs no device time, so its run is measured
 		// on the wall clock: IOPS are the request layer's own speed, as
 		// fio's null engine measures fio's.
 		ex := newRealExec()
-		r.exec = ex
-		r.dev = device.NewNull(ex, capSectors, 32)
-		clk = ex
-	case "file":
-		ex := newRealExec()
-		r.exec = ex
-		o := device.FileOptions{Direct: direct, Depth: 32, Size: capacity}
-		readOnly := r.readsOnly()
-		if readOnly && largeEnough(arg, capacity) {
-			// Jobs that only read open the file read-only, so that they
-			// run on a read-only file system (and share the file's lock
-			// with other readers).
-			o.ReadOnly, o.Size = true, 0
-		}
-		f, err := device.OpenFile(arg, o)
-		if err != nil {
-			if readOnly && !o.ReadOnly && errors.Is(err, syscall.EROFS) {
-				return fmt.Errorf("%s: the jobs only read, but the file is missing or smaller than the %d bytes they need, and cannot be created or extended: %w", arg, capacity, err)
-			}
-			return err
-		}
-		if f.Capacity() < capSectors {
-			f.Close()
-			return fmt.Errorf("%s: %d bytes, the jobs need %d", arg, f.Capacity()<<blkq.SectorShift, capacity)
-		}
-		r.dev = f
-		r.data = newDataCheck(r.opt.Seed, f.Capacity())
-		r.buffered = !direct
-		clk = ex
-	default:
-		return fmt.Errorf("unknown device %q: want sim:hdd, sim:ssd, null or file:PATH", r.opt.Device)
+		r.exec, clk = ex, ex
 	}
-	cfg := blkq.Config{Scheduler: r.opt.Scheduler, NrRequests: r.opt.NrRequests, BatchRequests: r.opt.BatchRequests, NoMerges: r.opt.NoMerges, Alloc: r.opt.Alloc}
-	q, err := blkq.New(r.dev, clk, cfg)
-	if err != nil {
-		r.dev.Close()
-		return err
-	}
-	for _, a := range r.opt.Attrs {
-		if err := q.SetAttr(a[0], a[1]); err != nil {
-			r.dev.Close()
-			return err
-		}
-	}
-	r.q = q
-	if r.data != nil {
-		r.sizeBufPool()
-	}
-	if r.buffered {
-		// direct=0 on a real file: jobs read and write through blkq's
-		// buffer cache; write-back reaches the queue.
-		if r.cache, err = bcache.New(q, bcache.Config{}); err != nil {
-			r.dev.Close()
-			return err
-		}
-	}
-	if r.data != nil {
-		q.AddTracer(r.data.refusals(r.exec))
+	readOnly := false
+	if kind == "file" {
+		setup.Direct = direct
+		// Jobs that only read open the file read-only, so that they run
+		// on a read-only file system (and share the file's lock with
+		// other readers).
+		readOnly = r.readsOnly()
+		setup.ReadOnly = readOnly && largeEnough(arg, capacity)
 	}
 	r.disk = &blkq.DiskStats{}
-	q.AddTracer(r.disk)
-	for _, t := range r.opt.Tracers {
-		q.AddTracer(t)
+	setup.Tracers = append(append(setup.Tracers, r.disk), r.opt.Tracers...)
+	st, err := OpenQueue(setup, clk)
+	if err != nil {
+		if readOnly && !setup.ReadOnly && errors.Is(err, syscall.EROFS) {
+			return fmt.Errorf("%s: the jobs only read, but the file is missing or smaller than the %d bytes they need, and cannot be created or extended: %w", arg, capacity, err)
+		}
+		return err
+	}
+	r.q, r.dev = st.Queue, st.Device
+	if st.Loop != nil && r.exec == nil {
+		r.exec = simExec{loop: st.Loop}
+		r.simulated = true
+	}
+	if kind == "file" && fioJobs {
+		// A file run checks the data it wrote (data.go).
+		r.data = newDataCheck(r.opt.Seed, r.dev.Capacity())
+		r.q.AddTracer(r.data.refusals(r.exec))
+		r.sizeBufPool()
+	}
+	if kind == "file" && fioJobs && !direct {
+		// direct=0 on a real file: jobs read and write through blkq's
+		// buffer cache; write-back reaches the queue.
+		if r.cache, err = bcache.New(r.q, bcache.Config{}); err != nil {
+			r.dev.Close()
+			return err
+		}
 	}
 	return nil
 }

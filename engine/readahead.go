@@ -43,7 +43,7 @@ type raBio struct {
 // newReadahead returns the read-ahead state for j, or nil if j is not a
 // buffered single-file sequential reader on a simulated device.
 func newReadahead(j *job) *readahead {
-	if j.spec.Direct || j.r.data != nil || !j.r.simulated || j.gen.random || j.gen.mixed || j.gen.only != dirRead || len(j.gen.files) != 1 || j.spec.RWModifier != 0 {
+	if j.spec.Direct || j.r.data != nil || !j.r.simulated || j.gen.random || j.gen.mixed || j.gen.only != blkq.OpRead || len(j.gen.files) != 1 || j.spec.RWModifier != 0 {
 		return nil
 	}
 	kb, _ := j.r.q.Attr("read_ahead_kb")
@@ -91,7 +91,7 @@ func (ra *readahead) covered(s span) bool {
 // region's end as the reader does.
 func (ra *readahead) topUp(pos int64) {
 	j := ra.j
-	if j.asleep || j.stopping {
+	if j.main.asleep || j.state.stopping() {
 		return
 	}
 	if ra.next >= ra.hi {
@@ -115,7 +115,7 @@ func (ra *readahead) topUp(pos int64) {
 		ra.flight = append(ra.flight, rb)
 		ra.inflight++
 		ra.submitted++
-		j.r.q.Enqueue(j.task, &rb.bio) // read-ahead never sleeps: it fails instead
+		j.r.q.Enqueue(j.main.task, &rb.bio) // read-ahead never sleeps: it fails instead
 	}
 }
 

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -9,16 +8,20 @@ import (
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/device"
 	"github.com/blkq-dev/blkq/report"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // Replay: a block trace's I/Os through the request layer onto a device.
 //
-// With trace timing each record is submitted at its recorded arrival time
+// A replay is one job of the runner that runs fio jobs (run.go), whose
+// source is the trace (traceSource, below) in place of fio's offsets.
+// With trace timing each record is due at its recorded arrival time
 // (divided by Speed): an open loop, as the trace's submitters issued them.
 // With afap timing the records are submitted in order as fast as the queue
 // takes them, IODepth at a time: a closed loop. Each trace pid is a task
-// of its own, so request allocation sleeps and wakes them separately; a
-// record whose task is asleep waits for it, in order.
+// of its own (a submitter of the job), so request allocation sleeps and
+// wakes them separately; a record whose task is asleep waits for it, in
+// order.
 
 // ReplayRecord is one I/O of a trace.
 type ReplayRecord struct {
@@ -47,35 +50,6 @@ type ReplayOptions struct {
 	Strict bool
 }
 
-type replayTask struct {
-	task    *blkq.Task
-	asleep  bool
-	parked  *replayIO   // the record whose submission slept
-	waiting []*replayIO // records that arrived while the task slept
-}
-
-type replayIO struct {
-	ioUnit
-	p   *replayer
-	rec *ReplayRecord
-	idx int // record index
-	rt  *replayTask
-}
-
-type replayer struct {
-	runner
-	ro       ReplayOptions
-	tasks    map[int]*replayTask
-	feed     *feeder
-	t0       time.Duration // the earliest record's time: the replay's start
-	released int64         // records handed to arrive so far
-	pending  int           // trace timing: arrivals scheduled and not yet run
-	inflight int
-	st       *jobStats
-	ended    int64
-	firstErr error
-}
-
 // Replay replays recs (named name in reports) and returns the statistics:
 // one job for the whole trace, plus the disk's. It is ReplayStream of
 // SliceSource(recs).
@@ -96,9 +70,6 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 	if opt.Device == "" {
 		opt.Device = "sim:hdd"
 	}
-	if opt.Seed == 0 {
-		opt.Seed = 1
-	}
 	if ro.Timing == "" {
 		ro.Timing = "trace"
 	}
@@ -118,8 +89,7 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 	if err != nil {
 		return nil, err
 	}
-	p := &replayer{ro: ro, tasks: map[int]*replayTask{}, t0: sc.t0}
-	p.opt = opt
+	r := newRunner(opt)
 	capacity := int64(DefaultSimCapacity)
 	if kind := opt.Device; len(kind) > 5 && kind[:5] == "file:" {
 		capacity = max(int64(sc.maxEnd)<<blkq.SectorShift, 1<<20)
@@ -127,10 +97,10 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 			capacity = opt.SizeCap
 		}
 	}
-	if err := p.openQueue(capacity, false); err != nil {
+	if err := r.openQueue(capacity, false, false); err != nil {
 		return nil, err
 	}
-	defer p.dev.Close()
+	defer r.dev.Close()
 	res := &Result{}
 	if sc.err != nil {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%v (replaying the %d records before it)", sc.err, sc.n))
@@ -142,7 +112,7 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: records were not in time order; replaying them sorted by time", name))
 	}
 	// Addresses beyond the device wrap into it (or fail with Strict).
-	devSectors := p.dev.Capacity()
+	devSectors := r.dev.Capacity()
 	wrap := sc.maxEnd > devSectors
 	if wrap {
 		bc, err := checkBeyond(name, src, sc.n, devSectors, ro.Strict)
@@ -161,91 +131,100 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 		return nil, err
 	}
 	defer rd.Close()
-	p.feed = &feeder{rd: rd, left: sc.n, wrapTo: devSectors, wrap: wrap}
 	res.Merged = make([]byte, sc.n)
-	js := &report.JobStats{Name: name, PID: 1000, Engine: "replay", IODepth: ro.IODepth, RW: "replay " + ro.Timing}
-	js.BS = sc.bs
-	p.st = newJobStats(js)
-	p.st.cpu = p.newCPUMeter() // nil on simulated devices
-	var sleeps allocSleeps
-	p.q.AddTracer(blkq.TracerFunc(func(e *blkq.Event) {
-		b := js.Blkq
-		switch e.Action {
-		case 'M':
-			if e.Bio == nil {
-				return // a request merge: no record merged
-			}
-			b.BackMerges++
-			res.Merged[e.Bio.Private.(*replayIO).idx] = 'M'
-		case 'F':
-			b.FrontMerges++
-			res.Merged[e.Bio.Private.(*replayIO).idx] = 'F'
-		case 'D':
-			b.RequestsIssued++
-			b.RequestBytes += uint64(e.Sectors) << blkq.SectorShift
-		case 'S', 'G', 'W', 'C':
-			sleeps.trace(e, b)
+	ts := &traceSource{name: name, ro: ro, t0: sc.t0, bs: sc.bs, tasks: map[int]*submitter{},
+		feed: &feeder{rd: rd, left: sc.n, wrapTo: devSectors, wrap: wrap}}
+	// The replay is one job: its depth bounds afap's records in flight;
+	// trace timing is an open loop, bounded by nothing but the trace.
+	spec := &fio.Job{Name: name, Direct: true, IODepth: ro.IODepth}
+	j := &job{r: r, spec: spec, name: name, pid: replayPID, src: ts, depth: ro.IODepth, low: ro.IODepth, limit: math.MaxInt64}
+	if ro.Timing == "trace" {
+		j.depth, j.low = math.MaxInt, math.MaxInt
+	}
+	ts.j = j
+	j.path = directPath{j}
+	j.newSubmitter(&j.main, j.pid, "replay")
+	r.jobs, r.left = []*job{j}, 1
+	r.openStats()
+	r.pids.others = j.st.js.Blkq // every task is the replay's
+	r.q.AddTracer(blkq.TracerFunc(func(e *blkq.Event) {
+		// What blkq did with each record's bio, by record.
+		if e.Action != 'M' && e.Action != 'F' || e.Bio == nil {
+			return // not a bio's merge (a request merge has no bio)
+		}
+		if u, ok := e.Bio.Private.(*ioUnit); ok && u.rec != nil {
+			res.Merged[u.rec.index] = byte(e.Action)
 		}
 	}))
-	p.st.begin(0, 0)
-	if ro.Timing == "trace" {
-		p.exec.AfterFunc(0, p.scheduleArrivals)
-	} else {
-		p.exec.AfterFunc(0, p.pump)
+	if err := r.execute(res); err != nil {
+		return nil, err
 	}
-	unwatch := p.watchStop(p.interrupt)
-	p.exec.Run()
-	unwatch()
-	end := p.exec.Now()
-	res.Interrupted = p.interrupted
-	if p.interrupted && p.inflight != 0 || !p.interrupted && (p.ended != p.released || !p.feed.done()) {
-		return nil, fmt.Errorf("internal error: %d of %d records ended", p.ended, p.released)
+	if left := sc.n - j.issuedIOs; left > 0 && ts.feed.err == nil && !res.Interrupted {
+		// Only a runtime cap ends a replay before the trace does.
+		if j.runtime() == 0 {
+			return nil, fmt.Errorf("internal error: the replay ended with %d records of the trace left", left)
+		}
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the replay stopped at its runtime cap (%v) with %d of %d records replayed", name, j.runtime(), j.issuedIOs, sc.n))
 	}
-	if err := p.q.Check(true); err != nil {
-		return nil, fmt.Errorf("internal error: %d of %d records ended: %w", p.ended, p.released, err)
+	if ts.feed.err != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%v (replayed the %d records before it)", ts.feed.err, j.issuedIOs))
 	}
-	if n := sleeps.stillAsleep(); n != 0 {
-		return nil, fmt.Errorf("internal error: %d bios slept for a request and were never woken", n)
-	}
-	if p.feed.err != nil {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%v (replayed the %d records before it)", p.feed.err, p.released))
-	}
-	if n := p.feed.late; n > 0 {
+	if n := ts.feed.late; n > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %d records were more than %d records out of time order; each was replayed when the replay reached it, later than its time", name, n, ReplayWindow))
 	}
-	if p.firstErr != nil {
-		js.Error, js.ErrorText = int(errnoOf(p.firstErr)), p.firstErr.Error()
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v", name, p.firstErr))
+	if ts.firstErr != nil {
+		js := j.st.js
+		js.Error, js.ErrorText = int(errnoOf(ts.firstErr)), ts.firstErr.Error()
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v", name, ts.firstErr))
 	}
-	p.st.finish(end)
-	p.disk.Flush(end)
-	res.Disk = *p.disk
-	res.Elapsed = time.Duration(end)
-	p.jobs = nil
-	run := p.report(end)
-	js.Elapsed = elapsedSecs(end)
-	run.Jobs = []*report.JobStats{js}
-	res.Run = run
 	return res, nil
+}
+
+// replayPID is the replay job's pid in reports (its records keep theirs).
+const replayPID = 1000
+
+// traceSource is a replay's source: the trace's records, in time order
+// within the feeder's window. With trace timing a record is due at its
+// recorded time, divided by Speed; with afap at once, but in order: a
+// record whose task sleeps holds back the ones after it. Each trace pid is
+// a task of its own.
+type traceSource struct {
+	j        *job
+	name     string
+	ro       ReplayOptions
+	t0       time.Duration // the earliest record's time: the replay's start
+	bs       [report.NumDirs]report.BSRange
+	feed     *feeder
+	tasks    map[int]*submitter
+	due      []*ReplayRecord // trace timing: records whose time has come
+	pending  int             // trace timing: arrivals scheduled and not yet run
+	firstErr error
+}
+
+func (t *traceSource) begin() {
+	if t.ro.Timing == "trace" {
+		t.scheduleArrivals()
+	}
 }
 
 // scheduleArrivals keeps up to arrivalsAhead records scheduled at their
 // trace times (trace timing). Scheduling them ahead keeps an arrival
 // before the device events of the same nanosecond, as when every record
 // was scheduled at the start.
-func (p *replayer) scheduleArrivals() {
-	for p.pending < arrivalsAhead && !p.interrupted {
-		r := p.feed.pop()
+func (t *traceSource) scheduleArrivals() {
+	ex := t.j.r.exec
+	for t.pending < arrivalsAhead && !t.j.r.interrupted {
+		r := t.feed.pop()
 		if r == nil {
-			p.checkEnd()
 			return
 		}
-		at := time.Duration(float64(r.Time-p.t0) / p.ro.Speed) // scanTrace checked the range
-		p.pending++
-		p.exec.AfterFunc(max(at-time.Duration(p.exec.Now()), 0), func() {
-			p.pending--
-			p.arrive(r)
-			p.scheduleArrivals()
+		at := time.Duration(float64(r.Time-t.t0) / t.ro.Speed) // scanTrace checked the range
+		t.pending++
+		ex.AfterFunc(max(at-time.Duration(ex.Now()), 0), func() {
+			t.pending--
+			t.due = append(t.due, r)
+			t.j.pump()
+			t.scheduleArrivals()
 		})
 	}
 }
@@ -253,150 +232,68 @@ func (p *replayer) scheduleArrivals() {
 // arrivalsAhead is how many arrivals trace timing keeps scheduled.
 const arrivalsAhead = 1024
 
-func (p *replayer) taskFor(r *ReplayRecord) *replayTask {
-	rt := p.tasks[r.PID]
-	if rt == nil {
+func (t *traceSource) next() (nextIO, srcStatus) {
+	var r *ReplayRecord
+	if t.ro.Timing == "trace" {
+		if len(t.due) == 0 {
+			if t.pending == 0 && t.feed.done() {
+				return nextIO{}, srcEnd
+			}
+			return nextIO{}, srcWait
+		}
+		r = t.due[0]
+		t.due[0] = nil
+		t.due = t.due[1:]
+	} else {
+		r = t.feed.peek()
+		if r == nil {
+			return nextIO{}, srcEnd
+		}
+		if s := t.tasks[r.PID]; s != nil && s.asleep {
+			return nextIO{}, srcWait // in order: wait for the record's task
+		}
+		t.feed.pop()
+	}
+	return nextIO{op: r.Op, offset: int64(r.Sector) << blkq.SectorShift, length: int64(r.Sectors) << blkq.SectorShift,
+		rec: r, sub: t.taskFor(r)}, srcReady
+}
+
+// taskFor returns the task of r's pid.
+func (t *traceSource) taskFor(r *ReplayRecord) *submitter {
+	s := t.tasks[r.PID]
+	if s == nil {
 		name := r.Process
 		if name == "" {
 			name = "replay"
 		}
-		rt = &replayTask{task: blkq.NewTask(r.PID, name)}
-		t := rt
-		rt.task.Wake = func(resume func() bool) {
-			p.exec.AfterFunc(p.opt.WakeLatency, func() {
-				if !resume() {
-					return
-				}
-				t.asleep = false
-				if io := t.parked; io != nil {
-					t.parked = nil
-					io.queued = p.exec.Now()
-				}
-				for len(t.waiting) > 0 && !t.asleep {
-					io := t.waiting[0]
-					t.waiting = t.waiting[1:]
-					p.submit(io)
-				}
-				if p.ro.Timing == "afap" {
-					p.pump()
-				}
-			})
-		}
-		p.tasks[r.PID] = rt
+		s = &submitter{}
+		t.j.newSubmitter(s, r.PID, name)
+		t.tasks[r.PID] = s
+		t.j.others = append(t.j.others, s)
 	}
-	return rt
+	return s
 }
 
-// arrive submits a record at its trace time (or queues it behind its
-// sleeping task).
-func (p *replayer) arrive(r *ReplayRecord) {
-	if p.stopDue() {
-		return // interrupted: the records not yet arrived are not replayed
+// failed keeps a record's error: the replay goes on (each record is the
+// trace's), and its first error is reported.
+func (t *traceSource) failed(u *ioUnit, err error) bool {
+	if t.firstErr == nil {
+		t.firstErr = fmt.Errorf("record at line %d: %w", u.rec.Line, err)
 	}
-	rt := p.taskFor(r)
-	io := &replayIO{p: p, rec: r, idx: r.index, rt: rt}
-	p.released++
-	io.bio = blkq.Bio{Op: r.Op, Flags: r.Flags, Sector: r.Sector, Sectors: r.Sectors, Private: io, EndIO: replayEndIO}
-	io.dir = dirOf(r.Op)
-	if !p.simulated && r.Op != blkq.OpFlush && r.Sector+uint64(r.Sectors) <= p.dev.Capacity() {
+	return true
+}
+
+func (t *traceSource) describe(js *report.JobStats) {
+	js.Name, js.PID, js.Engine, js.IODepth, js.RW = t.name, replayPID, "replay", t.ro.IODepth, "replay "+t.ro.Timing
+	js.BS = t.bs
+}
+
+// prepareRecord fills u's bio from trace record r.
+func (j *job) prepareRecord(u *ioUnit, r *ReplayRecord) {
+	u.bio.Op, u.bio.Flags, u.bio.Sector, u.bio.Sectors, u.bio.Buf = r.Op, r.Flags, r.Sector, r.Sectors, nil
+	if !j.r.simulated && r.Op != blkq.OpFlush && r.Sector+uint64(r.Sectors) <= j.r.dev.Capacity() {
 		// A real device moves data: reads need room, writes need bytes
 		// (zeros: a trace records addresses, not contents).
-		io.bio.Buf = device.AlignedBuffer(int(r.Sectors) << blkq.SectorShift)
+		u.bio.Buf = device.AlignedBuffer(int(r.Sectors) << blkq.SectorShift)
 	}
-	io.start = p.exec.Now()
-	p.inflight++
-	p.st.submitDepth(p.inflight)
-	if rt.asleep {
-		rt.waiting = append(rt.waiting, io)
-		return
-	}
-	p.submit(io)
-}
-
-// submit hands io's bio to the queue.
-func (p *replayer) submit(io *replayIO) {
-	if !p.q.Enqueue(io.rt.task, &io.bio) {
-		io.rt.asleep = true
-		io.rt.parked = io
-		return
-	}
-	io.queued = p.exec.Now()
-}
-
-// pump keeps IODepth records in flight (afap).
-func (p *replayer) pump() {
-	if p.stopDue() {
-		return
-	}
-	for p.inflight < p.ro.IODepth {
-		r := p.feed.peek()
-		if r == nil {
-			p.checkEnd()
-			return
-		}
-		if rt := p.tasks[r.PID]; rt != nil && rt.asleep {
-			return // in order: wait for the record's task
-		}
-		p.feed.pop()
-		p.arrive(r)
-	}
-}
-
-// checkEnd stops the run once the trace is read and every record ended.
-func (p *replayer) checkEnd() {
-	if p.ended == p.released && p.pending == 0 && p.feed.done() {
-		p.exec.Stop()
-	}
-}
-
-func replayEndIO(b *blkq.Bio, err error) {
-	io := b.Private.(*replayIO)
-	if io.p.simulated {
-		io.p.done(io, err)
-		return
-	}
-	io.p.exec.Do(func() { io.p.done(io, err) })
-}
-
-// done accounts a completed record. A read-ahead record dropped because
-// the request pool was short is what Linux does under pressure: it is
-// counted (ra dropped, and fio's dropped I/Os), not an error.
-func (p *replayer) done(io *replayIO, err error) {
-	p.inflight--
-	p.ended++
-	switch {
-	case err == nil:
-		p.st.record(&io.ioUnit, p.exec.Now())
-	case errors.Is(err, blkq.ErrReadAheadDropped):
-		p.st.dropped(io.dir) // Blkq.DroppedReadAhead counts its C event
-	case p.firstErr == nil:
-		p.firstErr = fmt.Errorf("record at line %d: %w", io.rec.Line, err)
-	}
-	if p.interrupted && p.inflight == 0 {
-		p.exec.Stop()
-		return
-	}
-	if p.ro.Timing == "afap" {
-		p.pump()
-	} else {
-		p.checkEnd()
-	}
-}
-
-// interrupt ends an interrupted replay once its records in flight have
-// ended (done stops it when the last of them ends).
-func (p *replayer) interrupt() {
-	if p.inflight == 0 {
-		p.exec.Stop()
-	}
-}
-
-func dirOf(op blkq.Op) ioDir {
-	switch op {
-	case blkq.OpRead:
-		return dirRead
-	case blkq.OpDiscard:
-		return dirTrim
-	}
-	return dirWrite
 }

@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/report"
 )
 
 // synthetic returns n records from 4 pids: sequential 8-sector reads per
@@ -45,5 +48,50 @@ func TestReplayWrapAndStrict(t *testing.T) {
 	}
 	if _, err := Replay("big", recs, Options{}, ReplayOptions{Strict: true}); err == nil || !strings.Contains(err.Error(), "big:7") {
 		t.Fatalf("--strict: want an error naming big:7, got %v", err)
+	}
+}
+
+// TestReplayIsAJobOfTheRunner: a replay runs as one job of the runner
+// that runs fio jobs, so what the runner does for a job it does for a
+// replay: an afap replay's submit calls are counted by how many records
+// each carried (the first call fills the depth: 8 records, in the 5-8
+// bucket), and every record's completion is one reap.
+func TestReplayIsAJobOfTheRunner(t *testing.T) {
+	res, err := Replay("synthetic", synthetic(400), Options{}, ReplayOptions{Timing: "afap", IODepth: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := res.Run.Jobs[0]
+	var calls, ios uint64
+	for _, n := range js.SubmitHist {
+		calls += n
+	}
+	if js.SubmitHist[report.BatchBucket(8)] == 0 {
+		t.Errorf("no submit call carried 5-8 records: %v", js.SubmitHist)
+	}
+	for _, n := range js.CompleteHist {
+		ios += n
+	}
+	if ios != 400 || calls == 0 || calls >= 400 {
+		t.Errorf("%d completions (want 400), %d submit calls (want 1..399): %v", ios, calls, js.SubmitHist)
+	}
+}
+
+// TestReplayStopsAtRuntimeCap: Options.RuntimeCap ends a replay as it
+// ends a fio job: the records in flight complete, the rest are not
+// replayed, and a warning says how many were.
+func TestReplayStopsAtRuntimeCap(t *testing.T) {
+	const cap = 20 * time.Millisecond // records every 100 µs: about 200 arrive
+	res, err := Replay("synthetic", synthetic(2000), Options{RuntimeCap: cap}, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := res.Run.Jobs[0].Read.IOs
+	if n == 0 || n >= 2000 || res.Elapsed < cap {
+		t.Fatalf("%d of 2000 records replayed in %v: want some, not all, and at least %v", n, res.Elapsed, cap)
+	}
+	want := fmt.Sprintf("with %d of 2000 records replayed", n)
+	if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, want) }) {
+		t.Fatalf("warnings %q: want one saying %q", res.Warnings, want)
 	}
 }

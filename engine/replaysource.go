@@ -117,7 +117,7 @@ func scanTrace(name string, src ReplaySource, ro ReplayOptions) (*traceScan, err
 		sc.maxEnd = max(sc.maxEnd, r.Sector+uint64(r.Sectors))
 		// The block sizes the trace used, per direction, for the header.
 		if n := uint64(r.Sectors) << blkq.SectorShift; n > 0 {
-			b := &sc.bs[dirOf(r.Op)]
+			b := &sc.bs[rwt(r.Op)]
 			if b.Min == 0 || n < b.Min {
 				b.Min = n
 			}

@@ -20,33 +20,15 @@ func (r *runner) report(end blkq.Time) *report.Run {
 	}
 	for _, j := range r.jobs {
 		js := j.st.js
-		s := j.spec
-		js.Name, js.GroupID, js.PID = j.name, s.GroupID, j.pid
-		js.Clone = j.clone > 0
+		j.src.describe(js)
 		js.Elapsed = elapsedSecs(end)
-		js.JobOptions = s.Options[s.NumInherited:]
-		js.Engine, js.IODepth, js.RW, js.Sync = s.IOEngine, j.depth, s.RW.String(), j.sync
-		for d := range 3 {
-			lo, hi := s.BS[d].Min, s.BS[d].Max
-			if sp := s.BSSplit[d]; len(sp) > 0 {
-				lo, hi = sp[0].BS, sp[0].BS
-				for _, x := range sp {
-					lo, hi = min(lo, x.BS), max(hi, x.BS)
-				}
-			}
-			js.BS[d] = report.BSRange{Min: uint64(lo), Max: uint64(hi)}
-		}
-		if j.err != nil {
-			js.Error = int(errnoOf(j.err)) // the errno itself, as fio reports it
-			js.ErrorText = errorText(j.errFunc, j.err)
-		}
 		// Sleeps, wake-ups, waits and dropped read-aheads come from the
 		// event stream (pidStats).
 		if j.st.cpu != nil && j.st.cpuState == 0 {
 			js.CPUMeasured = true // never started (exitall): it used nothing
 		}
-		if s.GroupReporting {
-			run.GroupReporting[s.GroupID] = true
+		if j.spec.GroupReporting {
+			run.GroupReporting[j.spec.GroupID] = true
 		}
 		run.Jobs = append(run.Jobs, js)
 	}
@@ -129,11 +111,12 @@ func jobPlace(jf *fio.JobFile, j *fio.Job) string {
 }
 
 // droppedReadAhead is the read-ahead bios the queue dropped for the jobs
-// (on simulated devices the page cache's read-ahead is the jobs' own).
+// (on simulated devices the page cache's read-ahead is the jobs' own),
+// once report has counted them.
 func (r *runner) droppedReadAhead() int64 {
 	var n int64
-	for _, b := range r.pids.byPID {
-		n += int64(b.DroppedReadAhead)
+	for _, j := range r.jobs {
+		n += int64(j.st.js.Blkq.DroppedReadAhead)
 	}
 	return n
 }

@@ -1,22 +1,19 @@
-// Package engine runs fio job files through a blkq request queue: on a
-// simulated disk in virtual time (deterministic for a seed), on the null
-// device, or on a real file, and returns fio-style statistics.
 package engine
+
+// The runner: one orchestrator for fio runs (Run) and replays (replay.go).
+// See doc.go for the whole shape.
 
 import (
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/bcache"
-	"github.com/blkq-dev/blkq/internal/satmath"
 	"github.com/blkq-dev/blkq/report"
+	"github.com/blkq-dev/blkq/sim"
 	"github.com/blkq-dev/blkq/workload/fio"
 )
 
@@ -108,10 +105,10 @@ type runner struct {
 	pids    *pidStats
 
 	simulated bool          // the executor is the event loop itself
-	buffered  bool          // direct=0 on a real file: I/O goes through cache
 	cache     *bcache.Cache // the buffer cache of a buffered file run
 	sc        *simCache     // the page cache of a buffered simulated run
-	wakeRNG   *rand.Rand
+	rng       *sim.RNG      // the run's random stream: each job's and the wake-ups' are split from it
+	wakeRNG   *sim.RNG
 
 	doneJobs atomic.Int64 // for the progress line, read off the executor
 
@@ -131,10 +128,8 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	if opt.Device == "" {
 		opt.Device = defaultDevice(jf)
 	}
-	if opt.Seed == 0 {
-		opt.Seed = 1
-	}
-	r := &runner{opt: opt, jf: jf, wakeRNG: rand.New(rand.NewPCG(opt.Seed, 0x5eed))}
+	r := newRunner(opt)
+	r.jf = jf
 	if err := CheckEngines(jf); err != nil {
 		return nil, err
 	}
@@ -174,7 +169,28 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	}
 	for _, j := range r.jobs {
 		j.ra = newReadahead(j)
+		j.path = r.pathFor(j)
 	}
+	if err := r.execute(res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// newRunner returns the runner of a run or a replay with options opt.
+func newRunner(opt Options) *runner {
+	if opt.Seed == 0 {
+		opt.Seed = 1
+	}
+	rng := sim.NewRNG(opt.Seed)
+	return &runner{opt: opt, rng: rng, wakeRNG: rng.Split("wake")}
+}
+
+// execute runs the jobs, once the queue is open, and fills res: the one
+// orchestrator of fio runs and replays. It starts the jobs that wait for
+// none, runs the executor until the last job has finished, writes back
+// what a page cache holds, checks the run's invariants and reports.
+func (r *runner) execute(res *Result) error {
 	for _, j := range r.jobs {
 		if j.deps == 0 {
 			r.schedule(j)
@@ -200,7 +216,7 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	}
 	end := r.exec.Now()
 	if err := r.checkInvariants(); err != nil {
-		return nil, err
+		return err
 	}
 	r.disk.Flush(end)
 	res.Elapsed = time.Duration(end)
@@ -225,7 +241,7 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 		n, err := r.data.verify(r.q)
 		res.Verified = n
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
 	res.IOErrors = r.ioErrors
@@ -234,16 +250,16 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	}
 	for _, j := range r.jobs {
 		if j.err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: %v", jobPlace(jf, j.spec), j.name, j.err))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: %v", jobPlace(r.jf, j.spec), j.name, j.err))
 		}
 	}
 	if r.wbErr != nil && !r.wbErrTaken {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("buffer cache write-back at the end of the run failed (no fsync reported it): %v", r.wbErr))
 	}
 	if r.sc != nil && r.sc.err != nil {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: page cache write-back failed (no fsync reported it): %v", jf.Path, r.sc.err))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: page cache write-back failed (no fsync reported it): %v", r.jf.Path, r.sc.err))
 	}
-	return res, nil
+	return nil
 }
 
 // checkInvariants verifies, at the end of every run, that every bio the
@@ -262,6 +278,9 @@ func (r *runner) checkInvariants() error {
 	}
 	if err := r.q.Check(true); err != nil {
 		return fmt.Errorf("internal error after the run: %w", err)
+	}
+	if n := r.pids.sleeps.stillAsleep(); n != 0 {
+		return fmt.Errorf("internal error: %d bios slept for a request and were never woken", n)
 	}
 	return nil
 }
@@ -296,169 +315,6 @@ func CheckEngines(jf *fio.JobFile) error {
 	return nil
 }
 
-// plan expands numjobs, lays the jobs' files out and links dependencies.
-func (r *runner) plan() (*layout, error) {
-	lay := newLayout(0)
-	type region struct {
-		name  string
-		known int64 // the file's size if filesize= gives it
-	}
-	var regions [][]region
-	pid := 1000
-	// A stonewall waits for every job before it. Each segment (the jobs
-	// from one stonewall to the next) waits on one gate, which opens when
-	// the previous gate has opened and the previous segment's jobs have
-	// finished: one edge per job, where waiting on each earlier job
-	// directly cost jobs x jobs edges (7.4 GB for 30,000 sections).
-	var cur *gate // the gate of the current segment (nil: the first)
-	var segJobs []*job
-	var all []*job
-	byName := map[string][]*job{}
-	segment := 0
-	for _, spec := range r.jf.Jobs {
-		if r.jf.Jobs[0] != spec && spec.Stonewall {
-			g := &gate{pending: len(segJobs)}
-			if cur != nil {
-				g.pending++
-				cur.next = g
-			}
-			for _, d := range segJobs {
-				d.after = g
-			}
-			cur, segJobs = g, nil
-			segment++
-		}
-		if len(all)+max(spec.NumJobs, 1) > fio.MaxJobs {
-			return nil, fmt.Errorf("%s:%d: job %q: maximum number of jobs reached: more than fio's limit of %d jobs (numjobs clones included)", r.jf.Path, spec.Line, spec.Name, fio.MaxJobs)
-		}
-		for c := range max(spec.NumJobs, 1) {
-			j := &job{r: r, spec: spec, name: spec.Name, clone: c, pid: pid, index: len(all), segment: segment}
-			pid++
-			j.task = blkq.NewTask(j.pid, j.name)
-			j.task.Wake = j.wake
-			j.sync = spec.IsSync()
-			j.depth = max(spec.IODepth, 1)
-			if j.sync || bufferedLibaio(spec) {
-				j.depth = 1
-			}
-			j.low = j.depth
-			if spec.IODepthLow >= 0 {
-				j.low = min(spec.IODepthLow, j.depth)
-			}
-			if err := checkBlockSizes(r.jf.Path, spec); err != nil {
-				return nil, err
-			}
-			names := r.fileNames(spec, c)
-			var rs []region
-			for _, n := range names {
-				known := r.capSize(spec.FileSize[1])
-				off, size := r.resolve(spec, c, len(names), known)
-				if off > math.MaxInt64-max(size, r.capSize(spec.IOSize)) {
-					return nil, fmt.Errorf("%s:%d: job %q: offset=%d plus the job's %d bytes ends past byte 2^63", r.jf.Path, spec.Line, spec.Name, off, max(size, r.capSize(spec.IOSize)))
-				}
-				rs = append(rs, region{n, known})
-				switch {
-				case isDeviceName(n):
-					// A device is as large as its jobs reach; the
-					// device size is at least the default.
-					lay.need(n, satmath.Add(off, max(size, r.capSize(spec.IOSize))))
-				case known > 0:
-					lay.need(n, known)
-				case size == 0 && spec.Size > 0:
-					return nil, fmt.Errorf("%s:%d: job %q: size=%d over %d files leaves less than a 512-byte sector per file", r.jf.Path, spec.Line, spec.Name, spec.Size, len(names))
-				case size == 0:
-					return nil, fmt.Errorf("%s:%d: job %q: file %q has no size: set size= or filesize=", r.jf.Path, spec.Line, spec.Name, n)
-				default:
-					lay.need(n, satmath.Add(off, size))
-				}
-			}
-			regions = append(regions, rs)
-			if cur != nil {
-				cur.jobs = append(cur.jobs, j)
-				j.deps++
-			}
-			segJobs = append(segJobs, j)
-			if spec.WaitFor != "" {
-				for _, d := range byName[spec.WaitFor] {
-					d.waiters = append(d.waiters, j)
-					j.deps++
-				}
-			}
-			all = append(all, j)
-		}
-		byName[spec.Name] = append(byName[spec.Name], all[len(all)-max(spec.NumJobs, 1):]...)
-	}
-	r.jobs = all
-	r.left = len(all)
-	need := lay.place()
-	capacity, err := r.capacity(need)
-	if err != nil {
-		return nil, err
-	}
-	if err := lay.finish(capacity); err != nil {
-		return nil, fmt.Errorf("%s: %w", r.jf.Path, err)
-	}
-	for i, j := range all {
-		var files []*fileRegion
-		for _, rg := range regions[i] {
-			e := lay.byName[rg.name]
-			off, size := r.resolve(j.spec, j.clone, len(regions[i]), e.size)
-			if off >= e.size {
-				return nil, fmt.Errorf("%s:%d: job %q: offset %d is beyond the end of %q (%d bytes)", r.jf.Path, j.spec.Line, j.name, off, rg.name, e.size)
-			}
-			if size < j.spec.BS[0].Min && size < j.spec.BS[1].Min {
-				return nil, fmt.Errorf("%s:%d: job %q: its region of %q is %d bytes, smaller than a block (size over %d files, --size-cap)", r.jf.Path, j.spec.Line, j.name, rg.name, size, len(regions[i]))
-			}
-			files = append(files, &fileRegion{base: e.base + off, size: size, fileBase: e.base, fileSize: e.size})
-		}
-		seed := r.opt.Seed*0x9e3779b97f4a7c15 ^ uint64(i+1)*0xbf58476d1ce4e5b9
-		if j.spec.RandSeedSet {
-			seed ^= j.spec.RandSeed
-		}
-		j.gen = newGenerator(j.spec, rand.New(rand.NewPCG(seed, uint64(i))), files)
-		var total int64
-		for _, f := range files {
-			total += f.size
-		}
-		io := total
-		switch {
-		case j.spec.IOSizePercent > 0:
-			io = pct(total, j.spec.IOSizePercent)
-		case j.spec.IOSize > 0:
-			io = r.capSize(j.spec.IOSize)
-		}
-		j.limit = satmath.Mul(io, int64(max(j.spec.Loops, 1)))
-	}
-	return lay, nil
-}
-
-func (r *runner) capSize(n int64) int64 {
-	if c := r.opt.SizeCap; c > 0 && n > c {
-		return c
-	}
-	return n
-}
-
-// fileNames returns the paths of a job clone's files, as fio names them.
-func (r *runner) fileNames(spec *fio.Job, clone int) []string {
-	var names []string
-	if len(spec.Filenames) > 0 {
-		names = append(names, spec.Filenames...)
-	} else {
-		for f := range max(spec.NrFiles, 1) {
-			names = append(names, fmt.Sprintf("%s.%d.%d", spec.Name, clone, f))
-		}
-	}
-	if spec.Directory != "" {
-		for i, n := range names {
-			if !filepath.IsAbs(n) {
-				names[i] = filepath.Join(spec.Directory, n)
-			}
-		}
-	}
-	return names
-}
-
 // schedule starts j after its startdelay.
 func (r *runner) schedule(j *job) {
 	d := j.spec.StartDelay[0]
@@ -475,9 +331,9 @@ func (r *runner) jobFinished(j *job) {
 	r.running--
 	r.left--
 	r.doneJobs.Add(1)
-	if j.spec.ExitAll && j.started {
+	if j.spec.ExitAll && j.state.ran() {
 		for _, o := range r.jobs {
-			if o == j || o.finished {
+			if o == j || o.state.ended() {
 				continue
 			}
 			switch strings.ToLower(j.spec.ExitWhat) {
@@ -491,7 +347,7 @@ func (r *runner) jobFinished(j *job) {
 					continue
 				}
 			}
-			if o.started {
+			if o.state.started() {
 				o.stop()
 			} else {
 				o.cancel()
@@ -524,32 +380,12 @@ func (r *runner) jobFinished(j *job) {
 	}
 }
 
-// gate is the start of a stonewall segment: its jobs start once every job
-// before them has finished.
-type gate struct {
-	pending int    // jobs of the previous segment not finished, +1 while the previous gate is shut
-	jobs    []*job // the segment's jobs
-	next    *gate  // the next segment's gate, which counts this one's opening
-}
-
 // depDone counts one finished dependency of w and starts it after the last.
 func (r *runner) depDone(w *job) {
 	w.deps--
-	if w.deps == 0 && !w.finished {
+	if w.deps == 0 && !w.state.ended() {
 		r.schedule(w)
 	}
-}
-
-// cancel ends a job that never started (exitall).
-func (j *job) cancel() {
-	if j.finished {
-		return
-	}
-	j.finished = true
-	j.start = j.now()
-	j.end = j.start
-	j.r.running++ // balanced by jobFinished
-	j.r.jobFinished(j)
 }
 
 // bufferedLibaio reports whether j does buffered I/O through Linux native

@@ -51,7 +51,7 @@ func (s *jobStats) begin(start, rampEnd blkq.Time) {
 	}
 }
 
-func (s *jobStats) dirStats(d ioDir) *report.DirStats { return s.js.Dir(report.Dir(d)) }
+func (s *jobStats) dirStats(d report.Dir) *report.DirStats { return s.js.Dir(d) }
 
 // record adds a completed I/O. As fio measures them: for an async engine
 // slat is submission start to the submission's return (u.start to
@@ -61,7 +61,8 @@ func (s *jobStats) dirStats(d ioDir) *report.DirStats { return s.js.Dir(report.D
 // allocation and the device's time included (from u.start), so clat and
 // lat agree.
 func (s *jobStats) record(u *ioUnit, now blkq.Time) {
-	if u.dir == dirWrite {
+	d := rwt(u.bio.Op)
+	if d == report.DirWrite {
 		s.wroteAny = true
 	}
 	s.eta.done.Add(int64(u.bio.Sectors) << blkq.SectorShift)
@@ -70,7 +71,7 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 		return
 	}
 	s.sample(now)
-	ds := s.dirStats(u.dir)
+	ds := s.dirStats(d)
 	ds.IOs++
 	n := int64(u.bio.Sectors) << blkq.SectorShift
 	ds.Bytes += uint64(n)
@@ -81,8 +82,8 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 		ds.Clat.Record(int64(now - u.queued))
 	}
 	ds.Lat.Record(int64(now - u.start))
-	s.winBytes[u.dir] += n
-	s.winIOs[u.dir]++
+	s.winBytes[d] += n
+	s.winIOs[d]++
 	s.js.CompleteHist[report.BatchBucket(1)]++
 }
 
@@ -95,7 +96,7 @@ func (s *jobStats) recordSync(u *ioUnit, now blkq.Time) {
 	s.js.SyncOps.Lat.Record(int64(now - u.start))
 }
 
-func (s *jobStats) dropped(d ioDir) { s.dirStats(d).Dropped++ }
+func (s *jobStats) dropped(op blkq.Op) { s.dirStats(rwt(op)).Dropped++ }
 
 func (s *jobStats) wrote() bool { return s.wroteAny }
 
@@ -107,7 +108,7 @@ func (s *jobStats) sample(now blkq.Time) {
 		s.closeWindow()
 		idle := int64((now - s.window) / sampleWindow)
 		for d := range 3 {
-			if ds := s.dirStats(ioDir(d)); ds.IOs > 0 {
+			if ds := s.dirStats(report.Dir(d)); ds.IOs > 0 {
 				ds.BW.AddN(0, idle)
 				ds.IOPS.AddN(0, idle)
 			}
@@ -123,7 +124,7 @@ func (s *jobStats) sample(now blkq.Time) {
 // closeWindow adds the current window's bandwidth and IOPS samples.
 func (s *jobStats) closeWindow() {
 	for d := range 3 {
-		ds := s.dirStats(ioDir(d))
+		ds := s.dirStats(report.Dir(d))
 		if ds.IOs == 0 && s.winIOs[d] == 0 {
 			continue
 		}
@@ -155,19 +156,24 @@ func (s *jobStats) finish(end blkq.Time) {
 }
 
 // pidStats is the per-task part of the event stream: merges, requests and
-// allocation sleeps, wake-ups and waits of each job, keyed by pid.
+// allocation sleeps, wake-ups and waits of each job, keyed by pid. Events
+// of other pids count for others if set (a replay: its trace's pids, which
+// it learns as it goes, while events come in from device goroutines), or
+// for no job (the page cache's flusher).
 type pidStats struct {
 	base   int                    // pid of byPID[0]
-	byPID  []*report.BlkqJobStats // jobs have consecutive pids
+	byPID  []*report.BlkqJobStats // fio's jobs have consecutive pids
+	others *report.BlkqJobStats
 	sleeps allocSleeps
 }
 
 func (p *pidStats) Trace(e *blkq.Event) {
-	i := e.PID - p.base
-	if i < 0 || i >= len(p.byPID) {
+	var b *report.BlkqJobStats
+	if i := e.PID - p.base; i >= 0 && i < len(p.byPID) {
+		b = p.byPID[i]
+	} else if b = p.others; b == nil {
 		return
 	}
-	b := p.byPID[i]
 	switch e.Action {
 	case 'M':
 		if e.Bio != nil { // a bio's merge, not a request merge

@@ -24,7 +24,8 @@ func TestStonewallChainCostsLinearDependencies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &runner{opt: Options{Device: "null", Seed: 1}, jf: jf}
+	r := newRunner(Options{Device: "null", Seed: 1})
+	r.jf = jf
 	if _, err := r.plan(); err != nil {
 		t.Fatal(err)
 	}

@@ -73,8 +73,8 @@ func (r *runner) stopDue() bool {
 func (r *runner) stopJobs() {
 	for _, j := range r.jobs {
 		switch {
-		case j.finished:
-		case j.started:
+		case j.state.ended():
+		case j.state.started():
 			j.stop()
 		default:
 			j.cancel()

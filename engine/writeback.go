@@ -171,9 +171,9 @@ func (c *simCache) write(j *job, u *ioUnit) {
 		return
 	}
 	c.st.Throttled++
-	j.throttled = true
+	j.state.pauseFor(pauseThrottled)
 	c.writeSome(j.writeback(), &c.st.WrittenThrottle, func() {
-		j.throttled = false
+		j.state.resume()
 		j.done(u, nil)
 	})
 }

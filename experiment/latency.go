@@ -23,7 +23,6 @@ package experiment
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -33,9 +32,10 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/bcache"
-	"github.com/blkq-dev/blkq/device"
+	"github.com/blkq-dev/blkq/engine"
 	"github.com/blkq-dev/blkq/lockstat"
 	"github.com/blkq-dev/blkq/report"
+	"github.com/blkq-dev/blkq/sim"
 	"golang.org/x/sys/unix"
 )
 
@@ -140,16 +140,21 @@ func ProbeResolution() time.Duration {
 	return res
 }
 
-// latencyQueue is the request queue and buffer cache the writers load, on
-// dev, and the timer of the queue lock's hold times.
-func latencyQueue(dev blkq.Device, cpuHold bool) (*lockstat.Timer, *bcache.Cache, error) {
+// latencyQueue is the request queue (through the engine's queue factory)
+// and buffer cache the writers load, on a scratch file at path, and the
+// timer of the queue lock's hold times.
+func latencyQueue(path string, cpuHold bool) (*engine.Stack, *lockstat.Timer, *bcache.Cache, error) {
 	queueHold := lockstat.New(cpuHold)
-	q, err := blkq.New(dev, blkq.NewRealClock(), blkq.Config{LockHook: queueHold})
+	st, err := engine.OpenQueue(engine.QueueSetup{Device: "file:" + path, Capacity: latencyFileSize,
+		Config: blkq.Config{LockHook: queueHold}}, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	cache, err := bcache.New(q, bcache.Config{Pages: 8192, CPUHoldTime: cpuHold})
-	return queueHold, cache, err
+	cache, err := bcache.New(st.Queue, bcache.Config{Pages: 8192, CPUHoldTime: cpuHold})
+	if err != nil {
+		st.Device.Close()
+	}
+	return st, queueHold, cache, err
 }
 
 // Latency runs the benchmark: writers load a buffer cache over a queue on
@@ -165,15 +170,11 @@ func Latency(o LatencyOptions) (*LatencyResult, error) {
 		o.Scratch(path)
 	}
 	defer os.Remove(path)
-	dev, err := device.OpenFile(path, device.FileOptions{Size: latencyFileSize})
+	stack, queueHold, cache, err := latencyQueue(path, o.CPUHold)
 	if err != nil {
 		return nil, err
 	}
-	defer dev.Close()
-	queueHold, cache, err := latencyQueue(dev, o.CPUHold)
-	if err != nil {
-		return nil, err
-	}
+	defer stack.Device.Close()
 	l := &latencyRun{o: o, cache: cache, stop: make(chan struct{})}
 	l.startWriters()
 	control := lockstat.New(o.CPUHold)
@@ -203,6 +204,7 @@ type latencyRun struct {
 	halt    atomic.Bool   // set then too: the writers look before each page
 	wg      sync.WaitGroup
 	written atomic.Int64
+	rng     *sim.RNG // the writers' streams are split from it
 }
 
 // stopped reports whether o.Stop is closed.
@@ -228,6 +230,7 @@ func (l *latencyRun) startWriters() {
 	defer close(begin)
 	gate := make(chan struct{}, latencyWriterGate)
 	buf := make([]byte, 4096) // shared by the writers: WriteAt only reads it
+	l.rng = sim.NewRNG(7)     // each writer draws from a stream split from it
 	share := int64(latencyFileSize) / int64(max(l.o.Writers, 1))
 	span := max(share/4096-32, 1)
 	for w := range l.o.Writers {
@@ -235,7 +238,7 @@ func (l *latencyRun) startWriters() {
 			return
 		}
 		l.wg.Go(func() {
-			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			rng := l.rng.Split(fmt.Sprint("writer ", w))
 			base := int64(w) * share &^ 4095
 			select {
 			case <-begin:

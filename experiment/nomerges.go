@@ -2,12 +2,10 @@ package experiment
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/blkq-dev/blkq"
-	"github.com/blkq-dev/blkq/device"
 	"github.com/blkq-dev/blkq/engine"
 	"github.com/blkq-dev/blkq/sim"
 )
@@ -142,13 +140,13 @@ var (
 
 // nullRun is one measurement of nullNsPerIO, ns per I/O.
 func nullRun(nomerges int, sequential bool) float64 {
-	loop := sim.NewLoop()
-	dev := device.NewNull(loop, 1<<31, 32)
-	q, err := blkq.New(dev, loop, blkq.Config{Scheduler: "mq-deadline", NoMerges: nomerges})
+	st, err := engine.OpenQueue(engine.QueueSetup{Device: "null", Capacity: 1 << 40,
+		Config: blkq.Config{Scheduler: "mq-deadline", NoMerges: nomerges}}, sim.NewLoop())
 	if err != nil {
 		return 0
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
+	q, loop := st.Queue, st.Loop
+	rng := sim.NewRNG(1)
 	left := 200000
 	next := make([]uint64, 33) // each task's next sector when sequential
 	var submit func(t *blkq.Task, b *blkq.Bio)

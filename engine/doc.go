@@ -1,0 +1,32 @@
+// Package engine runs fio job files and block traces through a blkq
+// request queue: on a simulated disk in virtual time (deterministic for a
+// seed), on the null device, or on a real file, and returns fio-style
+// statistics.
+//
+// One I/O goes runner → job → source → path → queue:
+//
+//   - The runner (run.go) is the one orchestrator of a run (Run: the jobs
+//     of a job file, laid out by plan) and of a replay (ReplayStream,
+//     replay.go: one job for the whole trace). It opens the queue through
+//     the queue factory (queue.go: OpenQueue, which the experiments and
+//     blkq latency use too), starts the jobs as their dependencies allow,
+//     runs the executor (exec.go: the event loop, or a goroutine-safe
+//     queue of callbacks on real devices) until the last job has
+//     finished, checks the run's invariants and reports (results.go).
+//   - A job (job.go) keeps up to its depth of I/Os in flight and accounts
+//     them (stats.go). Its state, and every change of it, is jobState
+//     (jobstate.go). Its tasks are submitters: its own, or one per pid of
+//     a trace.
+//   - Its source (source.go) chooses what it issues: fio's offsets
+//     (gen.go) under rate limits, or a trace's records (replay.go, read
+//     as a stream within a bounded window by replaysource.go).
+//   - Its path (path.go), chosen once when the job is made, takes each
+//     I/O to the device: straight to the queue, through the simulated page
+//     cache of a simulated device (writeback.go, readahead.go), or through
+//     bcache on a real file.
+//   - The queue (package blkq) completes the bio; its EndIO (job.go)
+//     brings the completion back to the job on the executor.
+//
+// Random choices draw from streams split off one sim.RNG per run, so a
+// seed gives the same run, byte for byte.
+package engine

@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/report"
+)
+
+// A job's source chooses its I/Os; the job (job.go) issues them, keeps
+// its depth and accounts them, the same for every source. There are two:
+// fio's offsets under its rate limits (fioSource, below) and a trace's
+// records (traceSource, replay.go).
+type source interface {
+	// begin is called once, when the job starts.
+	begin()
+	// next returns the I/O to issue now. srcWait: none now (a timer or
+	// a wake-up pumps the job again); srcEnd: the source is done.
+	next() (nextIO, srcStatus)
+	// failed handles an I/O that ended with err, other than a dropped
+	// read-ahead; false leaves it to the job: fio's io_u error, and the
+	// job stops.
+	failed(u *ioUnit, err error) bool
+	// describe fills the job's report header (name, engine, block
+	// sizes, ...).
+	describe(js *report.JobStats)
+}
+
+type srcStatus int
+
+const (
+	srcReady srcStatus = iota
+	srcWait
+	srcEnd
+)
+
+// fioSource is a fio job's source: the offset generator (gen.go) paced by
+// rate and rate_iops.
+type fioSource struct {
+	j       *job
+	gen     *generator
+	held    nextIO // the next I/O, held back by a rate limit, if holding
+	holding bool
+}
+
+func (s *fioSource) begin() {}
+
+func (s *fioSource) failed(*ioUnit, error) bool { return false }
+
+// next returns the next I/O; the generator's end is an I/O of no length.
+func (s *fioSource) next() (nextIO, srcStatus) {
+	io, st := s.paced()
+	if st == srcReady && io.length <= 0 {
+		return io, srcEnd
+	}
+	return io, st
+}
+
+// paced returns the next I/O that rate and rate_iops allow now. An I/O
+// whose direction must wait is held and issued when its time comes; as
+// with fio's rate_ddir, a mixed job meanwhile goes on in the direction
+// that is not limited (a further draw of the limited direction while one
+// is held is dropped). Nothing may be issued now: a timer calls pump
+// again.
+func (s *fioSource) paced() (nextIO, srcStatus) {
+	j := s.j
+	if s.holding {
+		wait := s.rateWait(s.held.op)
+		if wait <= 0 {
+			s.holding = false
+			return s.held, srcReady
+		}
+		if !s.gen.mixed {
+			j.sleepThen(wait)
+			return nextIO{}, srcWait
+		}
+	}
+	for range 8 {
+		io, _ := s.gen.next()
+		wait := s.rateWait(io.op)
+		if wait <= 0 {
+			return io, srcReady
+		}
+		if !s.holding {
+			s.held, s.holding = io, true
+			if !s.gen.mixed {
+				j.sleepThen(wait)
+				return nextIO{}, srcWait
+			}
+		}
+	}
+	j.sleepThen(s.rateWait(s.held.op))
+	return nextIO{}, srcWait
+}
+
+// rateWait returns how long an I/O in direction d must wait to respect
+// rate and rate_iops for that direction (fio limits each direction on its
+// own: a limit on writes does not slow reads).
+func (s *fioSource) rateWait(op blkq.Op) time.Duration {
+	j, d := s.j, rwt(op)
+	elapsed := j.now() - j.start
+	var wait blkq.Time
+	if r := j.spec.Rate[d]; r > 0 {
+		due := blkq.Time(float64(j.rateBytes[d]) / float64(r) * 1e9)
+		wait = max(wait, due-elapsed)
+	}
+	if r := j.spec.RateIOPS[d]; r > 0 {
+		due := blkq.Time(float64(j.rateIOs[d]) / float64(r) * 1e9)
+		wait = max(wait, due-elapsed)
+	}
+	return time.Duration(wait)
+}
+
+// describe fills js from the job's section of the job file.
+func (s *fioSource) describe(js *report.JobStats) {
+	j, spec := s.j, s.j.spec
+	js.Name, js.GroupID, js.PID = j.name, spec.GroupID, j.pid
+	js.Clone = j.clone > 0
+	js.JobOptions = spec.Options[spec.NumInherited:]
+	js.Engine, js.IODepth, js.RW, js.Sync = spec.IOEngine, j.depth, spec.RW.String(), j.sync
+	for d := range 3 {
+		lo, hi := spec.BS[d].Min, spec.BS[d].Max
+		if sp := spec.BSSplit[d]; len(sp) > 0 {
+			lo, hi = sp[0].BS, sp[0].BS
+			for _, x := range sp {
+				lo, hi = min(lo, x.BS), max(hi, x.BS)
+			}
+		}
+		js.BS[d] = report.BSRange{Min: uint64(lo), Max: uint64(hi)}
+	}
+	if j.err != nil {
+		js.Error = int(errnoOf(j.err)) // the errno itself, as fio reports it
+		js.ErrorText = errorText(j.errFunc, j.err)
+	}
+}
