@@ -61,9 +61,6 @@ func (c *Cache) newClient(t *blkq.Task) *Client {
 	return cl
 }
 
-// Task returns the task the client's bios run as.
-func (cl *Client) Task() *blkq.Task { return cl.task }
-
 // submit queues bios behind the client's earlier ones and hands them to the
 // queue under one plug; queued, if not nil, is called once they have all
 // been handed over (at once, or after the client has slept for a request).
