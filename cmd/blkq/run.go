@@ -52,11 +52,17 @@ func (f *cliFlags) run(files []string, stdout, stderr io.Writer) error {
 	}
 	for _, jf := range jobFiles {
 		for _, ig := range jf.Ignored {
+			if ig.Inert() && !f.warnings {
+				continue // fio's rule: stderr stays empty for what cannot matter
+			}
 			fmt.Fprintf(stderr, "blkq: %s:%d: ignoring option %q (not modelled)\n", ig.File, ig.Line, ig.Option)
 		}
 		if err := engine.CheckEngines(jf); err != nil {
 			return err
 		}
+	}
+	if err := f.checkMaxJobs(jobFiles); err != nil {
+		return err
 	}
 	if f.parseOnly {
 		return nil
@@ -93,7 +99,12 @@ func (f *cliFlags) run(files []string, stdout, stderr io.Writer) error {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "blkq: %s\n", w)
 	}
-	if res.Verified > 0 {
+	if f.warnings {
+		for _, n := range res.Notes {
+			fmt.Fprintf(stderr, "blkq: %s\n", n)
+		}
+	}
+	if res.Verified > 0 && f.warnings {
 		fmt.Fprintf(stderr, "blkq: verified %d sectors written by the run: all hold what was written\n", res.Verified)
 	}
 	if err := f.writeReport(stdout, res.Run); err != nil {
