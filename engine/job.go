@@ -218,6 +218,7 @@ func (j *job) pump() {
 		}
 		u := j.getUnit()
 		j.prepare(u, io)
+		j.st.logIssue(u, j.now(), j.spec.Fdatasync > 0)
 		if !io.uncounted {
 			j.issued += io.length
 		}
@@ -346,6 +347,7 @@ func (j *job) issueSync(end bool) {
 	u.sync, u.sub, u.rec = true, &j.main, nil
 	u.bio.Op, u.bio.Flags, u.bio.Sector, u.bio.Sectors, u.bio.Buf = blkq.OpFlush, blkq.FlagSync, 0, 0, nil
 	u.start = j.now()
+	j.st.logIssue(u, u.start, !end && j.spec.Fdatasync > 0)
 	j.inflight++
 	j.submitted++
 	j.path.sync(u)
