@@ -131,15 +131,15 @@ type jobLogs struct {
 // sampleLog is one log of values: with avg > 0 its samples are averaged
 // over windows of avg (latency logs: fio's add_log_sample).
 type sampleLog struct {
-	f        *logFile
-	avg      int64 // ms, 0: a line per sample
-	max      bool
-	last     [report.NumDirs]int64 // ms: start of the current window
-	n        [report.NumDirs]int64
-	sum      [report.NumDirs]float64
-	maxVal   [report.NumDirs]uint64
-	lineBuf  []byte
-	logs     *jobLogs
+	f       *logFile
+	avg     int64 // ms, 0: a line per sample
+	max     bool
+	last    [report.NumDirs]int64 // ms: start of the current window
+	n       [report.NumDirs]int64
+	sum     [report.NumDirs]float64
+	maxVal  [report.NumDirs]uint64
+	lineBuf []byte
+	logs    *jobLogs
 }
 
 // newJobLogs opens the logs j's options ask for; nil when none.
