@@ -40,8 +40,9 @@ import (
 // runLogs are the run's open log files, by path: jobs of per_job_logs=0
 // with the same prefix share one.
 type runLogs struct {
-	files map[string]*logFile
-	err   error // the first write error
+	files   map[string]*logFile
+	err     error                  // the first write error
+	replays map[*job]*iologReplay // read_iolog jobs (iologreplay.go)
 }
 
 // logFile is one open log file.
@@ -86,6 +87,12 @@ func (rl *runLogs) close() error {
 		return nil
 	}
 	err := rl.err
+	for _, ir := range rl.replays {
+		if ir.rd != nil {
+			ir.rd.Close()
+			ir.rd = nil
+		}
+	}
 	for _, lf := range rl.files {
 		if e := lf.w.Flush(); e != nil && err == nil {
 			err = fmt.Errorf("%s: %w", lf.path, e)

@@ -130,6 +130,9 @@ func (r *runner) iologFiles(j *job) []iologFile {
 		return nil
 	}
 	names := r.fileNames(j.spec, j.clone)
+	if ir := r.logs.replays[j]; ir != nil {
+		names = ir.names // a read_iolog job's files are its iolog's
+	}
 	var fs []iologFile
 	for i, f := range j.gen.files {
 		if i < len(names) {

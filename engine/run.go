@@ -172,6 +172,10 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 		j.ra = newReadahead(j)
 		j.path = r.pathFor(j)
 	}
+	if err := r.attachIologReplays(); err != nil {
+		r.closeLogs()
+		return nil, err
+	}
 	if err := r.openLogs(); err != nil {
 		r.closeLogs()
 		return nil, err
