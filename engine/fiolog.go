@@ -41,7 +41,7 @@ import (
 // with the same prefix share one.
 type runLogs struct {
 	files   map[string]*logFile
-	err     error                  // the first write error
+	err     error                 // the first write error
 	replays map[*job]*iologReplay // read_iolog jobs (iologreplay.go)
 }
 
