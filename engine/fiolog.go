@@ -27,8 +27,8 @@ import (
 // (or max, log_max_value) once a window has passed, at the completion that
 // closes it, with block size and offset 0; the bandwidth (KiB/s) and IOPS
 // logs write one line per direction and window that moved data, at the
-// window's end, with the job's block size when it has one and 0 otherwise,
-// as fio's periodic sampler does; the last, partial window is not written
+// window's end, block size and offset 0 as well, as fio's periodic
+// sampler does; the last, partial window is not written
 // (fio's sampler stops with the job).
 //
 // Lines are written as they come through a buffered file, not held in
@@ -126,10 +126,9 @@ type jobLogs struct {
 	lat, slat, clat      *sampleLog
 	bw, iops             *sampleLog
 	iolog                *iologWriter
-	bs                   [report.NumDirs]int64 // the job's block size per direction, 0 when it varies
-	prio                 uint32                // the job's ioprio value (class << 13 | level)
-	win                  blkq.Time             // bw/iops: the averaging window, 0: per I/O
-	winEnd               blkq.Time             // bw/iops: end of the current window
+	prio                 uint32    // the job's ioprio value (class << 13 | level)
+	win                  blkq.Time // bw/iops: the averaging window, 0: per I/O
+	winEnd               blkq.Time // bw/iops: end of the current window
 	winBytes, winIOs     [report.NumDirs]int64
 	winAny               bool
 	offsetCol, prioValue bool
@@ -159,11 +158,6 @@ func (r *runner) newJobLogs(j *job) (*jobLogs, error) {
 		r.logs = &runLogs{}
 	}
 	jl := &jobLogs{rl: r.logs, offsetCol: o.Offset, prioValue: o.Prio, prio: ioprioOf(j.spec)}
-	for d := range 3 {
-		if b := j.spec.BS[d]; b.Min == b.Max && len(j.spec.BSSplit[d]) <= 1 {
-			jl.bs[d] = b.Min
-		}
-	}
 	num := j.index + 1
 	mk := func(on bool, prefix, kind string) (*sampleLog, error) {
 		if !on {
@@ -283,8 +277,8 @@ func (jl *jobLogs) sampleWindows(now blkq.Time) {
 			if jl.winIOs[d] == 0 {
 				continue
 			}
-			jl.bw.line(d, uint64(jl.winBytes[d]*1000/winMs/1024), jl.bs[d], 0, t, 0)
-			jl.iops.line(d, uint64(jl.winIOs[d]*1000/winMs), jl.bs[d], 0, t, 0)
+			jl.bw.line(d, uint64(jl.winBytes[d]*1000/winMs/1024), 0, 0, t, 0)
+			jl.iops.line(d, uint64(jl.winIOs[d]*1000/winMs), 0, 0, t, 0)
 			jl.winBytes[d], jl.winIOs[d] = 0, 0
 		}
 		if jl.winBytes == [report.NumDirs]int64{} && now-jl.winEnd > jl.win {
@@ -298,7 +292,9 @@ func (jl *jobLogs) sampleWindows(now blkq.Time) {
 // finish writes what the averaging windows of the latency logs hold, at
 // the job's end (fio's finalize_logs), and the iolog's close lines.
 func (jl *jobLogs) finish(end blkq.Time) {
-	jl.sampleWindows(end)
+	// A window that ends as the job does is not written: fio's sampler
+	// comes just after, and finds the job gone.
+	jl.sampleWindows(end - 1)
 	t := jl.ms(end)
 	for _, l := range []*sampleLog{jl.lat, jl.slat, jl.clat} {
 		l.flushAll(t)
