@@ -122,6 +122,7 @@ func logName(prefix, jobName, kind string, num int, perJob bool) string {
 // jobLogs are one job's logs (nil members: not asked for).
 type jobLogs struct {
 	rl                   *runLogs
+	files                []iologFile // the job's files, for offsets within them
 	start                blkq.Time
 	lat, slat, clat      *sampleLog
 	bw, iops             *sampleLog
@@ -157,7 +158,7 @@ func (r *runner) newJobLogs(j *job) (*jobLogs, error) {
 	if r.logs == nil {
 		r.logs = &runLogs{}
 	}
-	jl := &jobLogs{rl: r.logs, offsetCol: o.Offset, prioValue: o.Prio, prio: ioprioOf(j.spec)}
+	jl := &jobLogs{rl: r.logs, offsetCol: o.Offset, prioValue: o.Prio, prio: ioprioOf(j.spec), files: r.iologFiles(j)}
 	num := j.index + 1
 	mk := func(on bool, prefix, kind string) (*sampleLog, error) {
 		if !on {
@@ -195,7 +196,7 @@ func (r *runner) newJobLogs(j *job) (*jobLogs, error) {
 		if err != nil {
 			return nil, err
 		}
-		jl.iolog = &iologWriter{f: f, logs: jl, files: r.iologFiles(j)}
+		jl.iolog = &iologWriter{f: f, logs: jl, files: jl.files}
 	}
 	return jl, nil
 }
@@ -243,7 +244,7 @@ func (jl *jobLogs) ms(now blkq.Time) int64 { return int64(now-jl.start) / int64(
 func (jl *jobLogs) completed(u *ioUnit, now blkq.Time, slat, clat, lat int64) {
 	d := rwt(u.bio.Op)
 	bytes := int64(u.bio.Sectors) << blkq.SectorShift
-	off := int64(u.bio.Sector) << blkq.SectorShift
+	_, off := jl.fileOf(int64(u.bio.Sector) << blkq.SectorShift)
 	t := jl.ms(now)
 	jl.sampleWindows(now)
 	jl.lat.add(d, uint64(lat), bytes, off, t)

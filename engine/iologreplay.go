@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 
 	"github.com/blkq-dev/blkq"
@@ -51,7 +53,7 @@ func (r *runner) planIologReplay(j *job) (*iologReplay, error) {
 	place := func(err error) error {
 		return fmt.Errorf("%s: job %q: read_iolog=%s: %w", jobPlace(r.jf, j.spec), j.name, o.ReadIolog, err)
 	}
-	format, err := iotrace.FileFormat(o.ReadIolog, "")
+	format, err := iologFormat(o.ReadIolog)
 	if err != nil {
 		return nil, place(err)
 	}
@@ -97,6 +99,23 @@ func (r *runner) planIologReplay(j *job) (*iologReplay, error) {
 	}
 	r.logs.replays[j] = ir
 	return ir, nil
+}
+
+// iologFormat is the format of the file at path: an iolog when it starts
+// as one (so that a bad line is reported as the iolog's, not as a format
+// that cannot be told), else what iotrace detects.
+func iologFormat(path string) (iotrace.Format, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	head := make([]byte, len("fio version 2 iolog"))
+	n, _ := io.ReadFull(f, head)
+	f.Close()
+	if bytes.HasPrefix(head[:n], []byte("fio version ")) {
+		return iotrace.FormatIolog, nil
+	}
+	return iotrace.FileFormat(path, "")
 }
 
 // mapRecord applies the job's replay options to rec: its file (a
@@ -200,6 +219,7 @@ func (r *runner) attachIologReplay(j *job, ir *iologReplay) error {
 	ts := &traceSource{j: j, name: ir.path, ro: ro, t0: sc.t0, bs: sc.bs, tasks: map[int]*submitter{j.pid: &j.main},
 		feed: &feeder{rd: rd, left: sc.n, wrapTo: r.dev.Capacity()}}
 	j.src = &iologSource{ts}
+	j.st.flushIsSync = true // the iolog's syncs are the job's fsyncs
 	j.limit = math.MaxInt64 // the iolog ends the job
 	return nil
 }

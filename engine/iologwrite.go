@@ -28,9 +28,9 @@ import (
 type iologWriter struct {
 	f     *logFile
 	logs  *jobLogs
-	files []iologFile
-	last  int   // the file of the last I/O
-	off   int64 // its offset in the file
+	files []iologFile // the job's (logs.files)
+	last  int         // the file of the last I/O
+	off   int64       // its offset in the file
 	buf   []byte
 }
 
@@ -70,7 +70,7 @@ func (w *iologWriter) issued(now blkq.Time, op blkq.Op, datasync bool, devOff, l
 		return
 	}
 	if op != blkq.OpFlush {
-		w.last, w.off = w.fileOf(devOff)
+		w.last, w.off = w.logs.fileOf(devOff)
 	}
 	if len(w.files) == 0 {
 		return
@@ -90,14 +90,15 @@ func (w *iologWriter) issued(now blkq.Time, op blkq.Op, datasync bool, devOff, l
 	w.flush()
 }
 
-// fileOf returns the file holding device offset off and the offset in it.
-func (w *iologWriter) fileOf(off int64) (int, int64) {
-	for i, f := range w.files {
+// fileOf returns the job's file holding device offset off and the
+// offset in it, as fio's logs give offsets.
+func (jl *jobLogs) fileOf(off int64) (int, int64) {
+	for i, f := range jl.files {
 		if off >= f.base && off < f.base+f.size {
 			return i, off - f.base
 		}
 	}
-	return w.last, off // outside every file (cannot happen): the device offset
+	return 0, off // outside every file (cannot happen): the device offset
 }
 
 func (w *iologWriter) finish(end blkq.Time) {

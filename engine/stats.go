@@ -30,6 +30,9 @@ type jobStats struct {
 	cpuState int
 
 	logs *jobLogs // write_*_log and write_iolog (fiolog.go); nil: none
+	// flushIsSync counts completed flushes as fsyncs, not writes: a
+	// read_iolog job's (iologreplay.go).
+	flushIsSync bool
 }
 
 const sampleWindow = blkq.Time(500 * time.Millisecond)
@@ -66,6 +69,10 @@ func (s *jobStats) dirStats(d report.Dir) *report.DirStats { return s.js.Dir(d) 
 // allocation and the device's time included (from u.start), so clat and
 // lat agree.
 func (s *jobStats) record(u *ioUnit, now blkq.Time) {
+	if s.flushIsSync && u.bio.Op == blkq.OpFlush {
+		s.recordSync(u, now)
+		return
+	}
 	d := rwt(u.bio.Op)
 	if d == report.DirWrite {
 		s.wroteAny = true

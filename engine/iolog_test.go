@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// iologOp is one line of an iolog without its time.
+type iologOp struct {
+	file, act string
+	off, n    int64
+}
+
+// readIolog parses a version 3 iolog: its I/O lines, in order, and the
+// count of each file action.
+func readIolog(t *testing.T, path string) (ops []iologOp, acts map[string]int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if lines[0] != "fio version 3 iolog" {
+		t.Fatalf("%s: header %q", path, lines[0])
+	}
+	acts = map[string]int{}
+	last := int64(-1)
+	for i, l := range lines[1:] {
+		f := strings.Fields(l)
+		ts, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil || ts < last {
+			t.Fatalf("%s:%d: time %q after %d", path, i+2, f[0], last)
+		}
+		last = ts
+		switch len(f) {
+		case 3:
+			acts[f[2]]++
+		case 5:
+			off, _ := strconv.ParseInt(f[3], 10, 64)
+			n, _ := strconv.ParseInt(f[4], 10, 64)
+			ops = append(ops, iologOp{f[1], f[2], off, n})
+		default:
+			t.Fatalf("%s:%d: %q", path, i+2, l)
+		}
+	}
+	return ops, acts
+}
+
+// recordJob is a job with reads, writes and fsyncs over two files, spread
+// in time by thinktime, that logs its I/O to DIR/a.iolog.
+const recordJob = `[j]
+directory=%[1]s
+rw=randrw
+bs=4k
+size=256k
+nrfiles=2
+direct=1
+ioengine=libaio
+iodepth=4
+fsync=8
+thinktime=200
+write_iolog=%[1]s/a.iolog
+`
+
+// replayJob replays DIR/a.iolog and logs what it issues to DIR/b.iolog.
+const replayJob = `[r]
+direct=1
+ioengine=libaio
+iodepth=4
+read_iolog=%[1]s/a.iolog
+write_iolog=%[1]s/b.iolog
+%[2]s`
+
+// TestIologRoundTrip: write_iolog logs every I/O and fsync of the job as
+// fio's iolog v3 (each file added, opened and closed once, times that
+// never go back), and read_iolog of that log issues the same I/O in the
+// same order, at the same pace: the replay lasts as long as the run (1 %),
+// twice as long at replay_time_scale=50, and less with replay_no_stall.
+func TestIologRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	rec := run(t, fmt.Sprintf(recordJob, dir), Options{Device: "sim:ssd"})
+	a, acts := readIolog(t, dir+"/a.iolog")
+	js := rec.Run.Jobs[0]
+	var syncs, reads uint64
+	for _, o := range a {
+		switch o.act {
+		case "sync":
+			syncs++
+		case "read":
+			reads++
+		}
+	}
+	if uint64(len(a))-syncs != js.Read.IOs+js.Write.IOs || reads != js.Read.IOs || syncs == 0 {
+		t.Fatalf("%d I/O lines (%d syncs, %d reads), the job did %d reads and %d writes", len(a), syncs, reads, js.Read.IOs, js.Write.IOs)
+	}
+	if acts["add"] != 2 || acts["open"] != 2 || acts["close"] != 2 {
+		t.Errorf("file actions %v, want each of add, open, close twice", acts)
+	}
+	replay := func(opts string) (*Result, []iologOp) {
+		os.Remove(dir + "/b.iolog")
+		res := run(t, fmt.Sprintf(replayJob, dir, opts), Options{Device: "sim:ssd"})
+		b, _ := readIolog(t, dir+"/b.iolog")
+		return res, b
+	}
+	res, b := replay("")
+	if fmt.Sprint(b) != fmt.Sprint(a) {
+		t.Fatalf("the replay issued\n%v\nthe run\n%v", b, a)
+	}
+	if r := res.Run.Jobs[0]; r.Read.IOs != js.Read.IOs || r.Write.IOs != js.Write.IOs || r.Name != "r" {
+		t.Errorf("replay %s: %d reads, %d writes; the run %d, %d", r.Name, r.Read.IOs, r.Write.IOs, js.Read.IOs, js.Write.IOs)
+	}
+	runtime := func(r *Result) float64 { return float64(r.Run.Jobs[0].Runtime) }
+	if d := runtime(res)/runtime(rec) - 1; d < -0.01 || d > 0.01 {
+		t.Errorf("replay %v, run %v: want within 1%%", runtime(res), runtime(rec))
+	}
+	half, _ := replay("replay_time_scale=50\n")
+	if d := runtime(half)/runtime(rec) - 2; d < -0.02 || d > 0.02 {
+		t.Errorf("replay_time_scale=50: %v, run %v: want twice as long", runtime(half), runtime(rec))
+	}
+	fast, nb := replay("replay_no_stall=1\n")
+	if runtime(fast) >= runtime(rec)*3/4 || len(nb) != len(a) {
+		t.Errorf("replay_no_stall: %v for %d I/Os, run %v for %d", runtime(fast), len(nb), runtime(rec), len(a))
+	}
+}
+
+// TestIologReplayOptions: replay_scale divides offsets, replay_align
+// aligns them down, replay_redirect sends every I/O to one file.
+func TestIologReplayOptions(t *testing.T) {
+	dir := t.TempDir()
+	run(t, fmt.Sprintf(recordJob, dir), Options{Device: "sim:ssd"})
+	a, _ := readIolog(t, dir+"/a.iolog")
+	run(t, fmt.Sprintf(replayJob, dir, "replay_scale=3\nreplay_align=8k\nreplay_redirect="+dir+"/one\n"), Options{Device: "sim:ssd"})
+	b, acts := readIolog(t, dir+"/b.iolog")
+	if len(b) != len(a) || acts["add"] != 1 {
+		t.Fatalf("%d I/O lines, %v; want %d and one file", len(b), acts, len(a))
+	}
+	for i := range a {
+		want := a[i]
+		want.file = dir + "/one"
+		if want.act != "sync" {
+			want.off = want.off / 3 &^ (8<<10 - 1)
+		} else {
+			want.off = b[i].off // a sync carries the previous I/O's offset
+		}
+		if b[i] != want {
+			t.Fatalf("line %d: %v, want %v (from %v)", i+1, b[i], want, a[i])
+		}
+	}
+}
+
+// TestIologReplayErrors: a malformed or missing iolog is an error naming
+// the job and the file (and the line).
+func TestIologReplayErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := dir + "/bad.iolog"
+	if err := os.WriteFile(bad, []byte("fio version 3 iolog\n1 f add\n2 f read 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{bad, bad + ":3"},
+		{dir + "/missing", dir + "/missing"},
+	} {
+		_, err := Run(parse(t, "[j]\nread_iolog="+tc.path+"\n"), Options{Device: "sim:ssd"})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), `job "j"`) {
+			t.Errorf("%s: err %v", tc.path, err)
+		}
+	}
+}
