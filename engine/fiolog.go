@@ -28,8 +28,8 @@ import (
 // closes it, with block size and offset 0; the bandwidth (KiB/s) and IOPS
 // logs write one line per direction and window that moved data, at the
 // window's end, block size and offset 0 as well, as fio's periodic
-// sampler does; the last, partial window is not written
-// (fio's sampler stops with the job).
+// sampler does; a window the job does not outlive by fio's sampler slack
+// (1 ms) is not written: the sampler finds the job gone.
 //
 // Lines are written as they come through a buffered file, not held in
 // memory as fio does until the job ends, so a long run does not grow.
@@ -130,8 +130,7 @@ type jobLogs struct {
 	prio                 uint32    // the job's ioprio value (class << 13 | level)
 	win                  blkq.Time // bw/iops: the averaging window, 0: per I/O
 	winEnd               blkq.Time // bw/iops: end of the current window
-	winBytes, winIOs     [report.NumDirs]int64
-	winAny               bool
+	cur, next            winCount  // bw/iops: the current window's, and after its end
 	offsetCol, prioValue bool
 }
 
@@ -260,31 +259,44 @@ func (jl *jobLogs) completed(u *ioUnit, now blkq.Time, slat, clat, lat int64) {
 		jl.bw.add(d, bw, bytes, off, t)
 		jl.iops.add(d, 1, bytes, off, t)
 	} else {
-		jl.winBytes[d] += bytes
-		jl.winIOs[d]++
+		w := &jl.cur
+		if now >= jl.winEnd {
+			w = &jl.next // the window ended, its sampler has not come yet
+		}
+		w.bytes[d] += bytes
+		w.ios[d]++
 	}
 }
 
+// winCount is what completed in an averaging window.
+type winCount struct{ bytes, ios [report.NumDirs]int64 }
+
+// samplerSlack is how long after a window's end fio's sampler takes it
+// (LOG_MSEC_SLACK, 1 ms on Linux): a job that ends within it loses the
+// window.
+const samplerSlack = blkq.Time(time.Millisecond)
+
 // sampleWindows writes the bandwidth and IOPS lines of every averaging
-// window that ended by now (log_avg_msec), at each window's end.
+// window (log_avg_msec) that the sampler has taken by now: one that ended
+// samplerSlack ago, each at its end.
 func (jl *jobLogs) sampleWindows(now blkq.Time) {
 	if jl.win == 0 {
 		return
 	}
-	for now >= jl.winEnd {
+	for now >= jl.winEnd+samplerSlack {
 		t := jl.ms(jl.winEnd)
 		winMs := int64(jl.win / blkq.Time(time.Millisecond))
 		for d := report.DirRead; d < report.NumDirs; d++ {
-			if jl.winIOs[d] == 0 {
+			if jl.cur.ios[d] == 0 {
 				continue
 			}
-			jl.bw.line(d, uint64(jl.winBytes[d]*1000/winMs/1024), 0, 0, t, 0)
-			jl.iops.line(d, uint64(jl.winIOs[d]*1000/winMs), 0, 0, t, 0)
-			jl.winBytes[d], jl.winIOs[d] = 0, 0
+			jl.bw.line(d, uint64(jl.cur.bytes[d]*1000/winMs/1024), 0, 0, t, 0)
+			jl.iops.line(d, uint64(jl.cur.ios[d]*1000/winMs), 0, 0, t, 0)
 		}
-		if jl.winBytes == [report.NumDirs]int64{} && now-jl.winEnd > jl.win {
+		jl.cur, jl.next = jl.next, winCount{}
+		if jl.cur == (winCount{}) {
 			// Idle windows write nothing: skip them at once.
-			jl.winEnd += (now - jl.winEnd) / jl.win * jl.win
+			jl.winEnd += (now - samplerSlack - jl.winEnd) / jl.win * jl.win
 		}
 		jl.winEnd += jl.win
 	}
@@ -293,9 +305,7 @@ func (jl *jobLogs) sampleWindows(now blkq.Time) {
 // finish writes what the averaging windows of the latency logs hold, at
 // the job's end (fio's finalize_logs), and the iolog's close lines.
 func (jl *jobLogs) finish(end blkq.Time) {
-	// A window that ends as the job does is not written: fio's sampler
-	// comes just after, and finds the job gone.
-	jl.sampleWindows(end - 1)
+	jl.sampleWindows(end)
 	t := jl.ms(end)
 	for _, l := range []*sampleLog{jl.lat, jl.slat, jl.clat} {
 		l.flushAll(t)
