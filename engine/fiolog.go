@@ -13,7 +13,8 @@ import (
 	"github.com/blkq-dev/blkq/workload/fio"
 )
 
-// fio's per-job logs (write_bw_log, write_iops_log, write_lat_log), as
+// fio's per-job logs (write_bw_log, write_iops_log, write_lat_log; the
+// histogram log of write_hist_log is in fiohist.go), as
 // fio 3.33 names and writes them (HOWTO "Log File Formats"; stat.c,
 // iolog.c). A line is
 //
@@ -126,6 +127,7 @@ type jobLogs struct {
 	start                blkq.Time
 	lat, slat, clat      *sampleLog
 	bw, iops             *sampleLog
+	hist                 *histLog
 	iolog                *iologWriter
 	prio                 uint32    // the job's ioprio value (class << 13 | level)
 	win                  blkq.Time // bw/iops: the averaging window, 0: per I/O
@@ -151,7 +153,7 @@ type sampleLog struct {
 // newJobLogs opens the logs j's options ask for; nil when none.
 func (r *runner) newJobLogs(j *job) (*jobLogs, error) {
 	o := j.spec.Logs
-	if !o.BW && !o.IOPS && !o.Lat && o.WriteIolog == "" {
+	if !o.BW && !o.IOPS && !o.Lat && !o.Hist && o.WriteIolog == "" {
 		return nil, nil
 	}
 	if r.logs == nil {
@@ -186,6 +188,13 @@ func (r *runner) newJobLogs(j *job) (*jobLogs, error) {
 	}
 	if jl.iops, err = mk(o.IOPS, o.IOPSPrefix, "iops"); err != nil {
 		return nil, err
+	}
+	if o.Hist {
+		f, err := r.logs.open(logName(o.HistPrefix, j.name, "clat_hist", num, o.PerJob), !o.PerJob)
+		if err != nil {
+			return nil, err
+		}
+		jl.hist = newHistLog(f, jl, o.HistMsec, o.HistCoarseness)
 	}
 	if (o.BW || o.IOPS) && o.AvgMsec > 0 {
 		jl.win = blkq.Time(o.AvgMsec) * blkq.Time(time.Millisecond)
@@ -266,6 +275,7 @@ func (jl *jobLogs) completed(u *ioUnit, now blkq.Time, slat, clat, lat int64) {
 		w.bytes[d] += bytes
 		w.ios[d]++
 	}
+	jl.hist.add(d, uint64(clat), bytes, t)
 }
 
 // winCount is what completed in an averaging window.

@@ -257,3 +257,31 @@ func TestBlkqReplaysFioIolog(t *testing.T) {
 		t.Errorf("blkq's replay: %d reads, %d writes, syncs %+v; fio's iolog %d lines, %d syncs", js.Read.IOs, js.Write.IOs, js.SyncOps, len(fops), syncs)
 	}
 }
+
+// TestHistLogAgainstFio: blkq's clat histogram log has fio 3.33's shape
+// for the same job: as many lines, at the same times (within timeSlack),
+// with the same number of columns and about the same count of completions
+// on each line.
+func TestHistLogAgainstFio(t *testing.T) {
+	const job = "[j]\nioengine=null\nrw=randread\nbs=4k\nsize=64m\nrate_iops=200\ntime_based\nruntime=2s\nwrite_hist_log=%s/j\nlog_hist_msec=500\nlog_hist_coarseness=2\n"
+	fdir, bdir := t.TempDir(), t.TempDir()
+	runFio(t, fdir, fmt.Sprintf(job, fdir))
+	runBlkq(t, fmt.Sprintf(job, bdir), "sim:ssd")
+	fields := 3 + histBins>>2
+	fl, bl := readLog(t, fdir+"/j_clat_hist.1.log", fields), readLog(t, bdir+"/j_clat_hist.1.log", fields)
+	if len(fl) == 0 || len(bl) < len(fl)-1 || len(bl) > len(fl)+1 {
+		t.Fatalf("blkq %d lines, fio %d", len(bl), len(fl))
+	}
+	sum := func(l logLine) (n int64) {
+		for _, v := range l.f[3:] {
+			n += v
+		}
+		return n
+	}
+	for i := range min(len(fl), len(bl)) {
+		f, b := fl[i], bl[i]
+		if d := f.f[0] - b.f[0]; d < -timeSlack || d > timeSlack || f.f[1] != b.f[1] || f.f[2] != b.f[2] || !near(float64(sum(b)), float64(sum(f)), 0.1) {
+			t.Errorf("line %d: blkq time %d dir %d bs %d count %d; fio %d %d %d %d", i+1, b.f[0], b.f[1], b.f[2], sum(b), f.f[0], f.f[1], f.f[2], sum(f))
+		}
+	}
+}

@@ -205,3 +205,45 @@ func TestLogsBadPath(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// TestHistLog: write_hist_log writes NAME_clat_hist.N.log as fio does: a
+// line per log_hist_msec window of the direction with 1856 >>
+// log_hist_coarseness bin columns, which count the window's completions
+// (on sim:ssd a read's clat is 97,301 ns: fio's bin 735, whose value fio
+// prints as 97,792). As in fio, whose "not started" is a start at 0 ms,
+// the clock starts at the first completion after 0 ms (5 ms at 200 IOPS),
+// so the lines are at 505, 1005 and 1505 ms, the first with 102 reads:
+// what fio 3.33 writes for this job.
+func TestHistLog(t *testing.T) {
+	if b := histBin(97301); b != 735 {
+		t.Fatalf("bin of 97301 ns: %d, want 735", b)
+	}
+	if b := histBin(100); b != 100 || histBin(1<<62) != histBins-1 {
+		t.Fatalf("bins of 100 ns, 2^62 ns: %d, %d", b, histBin(1<<62))
+	}
+	for _, coarse := range []int{0, 2, 6} {
+		dir := t.TempDir()
+		res := run(t, fmt.Sprintf("[j]\nrw=randread\nbs=4k\nsize=64m\nrate_iops=200\ntime_based\nruntime=2s\nwrite_hist_log=%s/h\nlog_hist_msec=500\nlog_hist_coarseness=%d\n", dir, coarse), Options{Device: "sim:ssd"})
+		lines := readLog(t, dir+"/h_clat_hist.1.log", 3+histBins>>coarse)
+		if len(lines) != 3 {
+			t.Fatalf("coarseness %d: %d lines, want 3 (windows of 500 ms in 2 s, the last unwritten)", coarse, len(lines))
+		}
+		var total int64
+		for i, l := range lines {
+			col := 3 + 735>>coarse
+			want := int64(100)
+			if i == 0 {
+				want = 102
+			}
+			if l.f[0] != int64(500*(i+1)+5) || l.f[1] != 0 || l.f[2] != 4096 || l.f[col] != want {
+				t.Errorf("coarseness %d line %d: time %d, dir %d, bs %d, column %d holds %d; want %d reads", coarse, i+1, l.f[0], l.f[1], l.f[2], col, l.f[col], want)
+			}
+			for _, v := range l.f[3:] {
+				total += v
+			}
+		}
+		if ios := int64(res.Run.Jobs[0].Read.IOs); total > ios || total < ios-101 {
+			t.Errorf("coarseness %d: %d completions in the lines, the job did %d", coarse, total, ios)
+		}
+	}
+}
