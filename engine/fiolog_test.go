@@ -223,7 +223,7 @@ func TestHistLog(t *testing.T) {
 	}
 	for _, coarse := range []int{0, 2, 6} {
 		dir := t.TempDir()
-		res := run(t, fmt.Sprintf("[j]\nrw=randread\nbs=4k\nsize=64m\nrate_iops=200\ntime_based\nruntime=2s\nwrite_hist_log=%s/h\nlog_hist_msec=500\nlog_hist_coarseness=%d\n", dir, coarse), Options{Device: "sim:ssd"})
+		res := run(t, fmt.Sprintf("[j]\nrw=randread\nbs=4k\nsize=64m\ndirect=1\nrate_iops=200\ntime_based\nruntime=2s\nwrite_hist_log=%s/h\nlog_hist_msec=500\nlog_hist_coarseness=%d\n", dir, coarse), Options{Device: "sim:ssd"})
 		lines := readLog(t, dir+"/h_clat_hist.1.log", 3+histBins>>coarse)
 		if len(lines) != 3 {
 			t.Fatalf("coarseness %d: %d lines, want 3 (windows of 500 ms in 2 s, the last unwritten)", coarse, len(lines))
