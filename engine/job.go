@@ -298,6 +298,14 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 	b := &u.bio
 	if r := io.rec; r != nil {
 		j.prepareRecord(u, r)
+		if d := j.r.data; d != nil && r.Op == blkq.OpWrite {
+			// A fio job's replayed iolog on a file: its writes are
+			// checked as the job's own are.
+			if u.bio.Buf != nil {
+				d.fill(u.bio.Buf, int64(r.Sector)<<blkq.SectorShift)
+			}
+			d.started(u)
+		}
 		u.start = j.now()
 		return
 	}
