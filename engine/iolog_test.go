@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/trace"
 )
 
 // iologOp is one line of an iolog without its time.
@@ -189,6 +192,44 @@ func TestIologReplayOnFile(t *testing.T) {
 		}
 		if res.Verified == 0 {
 			t.Errorf("direct=%s: no written sector checked", direct)
+		}
+	}
+}
+
+// TestIologReplayBlktrace: read_iolog takes a blktrace binary too, as fio
+// does: its records go to the job's file, and replay_skip (which fio
+// applies to blktrace replays only) leaves out the kinds it names.
+func TestIologReplayBlktrace(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(dir + "/run.blktrace.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := trace.NewWriter(f, trace.WriterOptions{})
+	rec := run(t, "[j]\nrw=randrw\nbs=4k\nsize=256k\ndirect=1\nioengine=libaio\niodepth=4\n", Options{Device: "sim:ssd", Tracers: []blkq.Tracer{w}})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	js := rec.Run.Jobs[0]
+	for _, tc := range []struct {
+		skip          string
+		reads, writes uint64
+	}{
+		{"", js.Read.IOs, js.Write.IOs},
+		{"replay_skip=write\n", js.Read.IOs, 0},
+		{"replay_skip=read,trim\n", 0, js.Write.IOs},
+	} {
+		job := fmt.Sprintf("[r]\nfilename=%[1]s/data\ndirect=1\nioengine=libaio\niodepth=4\nread_iolog=%[1]s/run.blktrace.0\nwrite_iolog=%[1]s/b.iolog\n%[2]s", dir, tc.skip)
+		os.Remove(dir + "/b.iolog")
+		res := run(t, job, Options{Device: "sim:ssd"})
+		r := res.Run.Jobs[0]
+		if r.Read.IOs != tc.reads || r.Write.IOs != tc.writes {
+			t.Errorf("%q: %d reads, %d writes; want %d, %d", tc.skip, r.Read.IOs, r.Write.IOs, tc.reads, tc.writes)
+		}
+		b, acts := readIolog(t, dir+"/b.iolog")
+		if acts["add"] != 1 || len(b) == 0 || b[0].file != dir+"/data" {
+			t.Errorf("%q: files %v, first I/O %v; want all on %s/data", tc.skip, acts, b[:min(len(b), 1)], dir)
 		}
 	}
 }
