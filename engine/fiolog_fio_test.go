@@ -119,10 +119,15 @@ func near(a, b, frac float64) bool { return a >= b*(1-frac) && a <= b*(1+frac) }
 // about as many lines (fio's run, in real time, may log one more window),
 // the same direction, block size and priority columns, and values that
 // agree where the job fixes them (200 IOPS, 800 KiB/s: fiologparser's
-// averages within 5 %) and are latencies elsewhere. The slat log is
+// averages within 5 %) and are latencies elsewhere; fio's fio2gnuplot
+// averages blkq's bandwidth log as it averages fio's. The slat log is
 // left out: fio's null engine at iodepth=1 is a sync engine and writes it
 // empty, where blkq's null engine has a submission latency.
 func TestFiologparserReadsBlkqLogs(t *testing.T) {
+	// Every tool first, so that CI=true fails at once on a missing one.
+	needOutside(t, "fio")
+	needOutside(t, "python3")
+	needOutside(t, "fio2gnuplot")
 	for _, mode := range []struct {
 		name, opts string
 		fields     int
@@ -175,8 +180,46 @@ func TestFiologparserReadsBlkqLogs(t *testing.T) {
 					}
 				}
 			}
+			if mode.name == "averaged" {
+				fg, bg := fio2gnuplotAvg(t, fdir), fio2gnuplotAvg(t, bdir)
+				if !near(bg, fg, 0.05) {
+					t.Errorf("fio2gnuplot -b: average bandwidth blkq %v, fio %v", bg, fg)
+				}
+			}
 		})
 	}
+}
+
+// fio2gnuplotAvg runs fio's fio2gnuplot on the bandwidth logs in dir
+// (without rendering: gnuplot need not be installed) and returns the
+// average it computes.
+func fio2gnuplotAvg(t *testing.T, dir string) float64 {
+	t.Helper()
+	bin := needOutside(t, "fio2gnuplot")
+	out := filepath.Join(dir, "gnuplot")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-b", "-d", out, "-k")
+	cmd.Dir = dir
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fio2gnuplot in %s: %v\n%s", dir, err, msg)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "result.global"))
+	if err != nil {
+		t.Fatalf("fio2gnuplot in %s: %v", dir, err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "avg="); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("fio2gnuplot in %s: %q", dir, l)
+			}
+			return f
+		}
+	}
+	t.Fatalf("fio2gnuplot in %s: no avg= in\n%s", dir, data)
+	return 0
 }
 
 // iologIO is an I/O of a replay: direction (fio's 0 read, 1 write), offset
