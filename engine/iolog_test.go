@@ -233,3 +233,25 @@ func TestIologReplayBlktrace(t *testing.T) {
 		}
 	}
 }
+
+// TestIologPerClone: read_iolog=A:B gives each numjobs clone its own log,
+// in turn, as fio does.
+func TestIologPerClone(t *testing.T) {
+	dir := t.TempDir()
+	for i, n := range []string{"a", "b"} {
+		log := fmt.Sprintf("fio version 3 iolog\n0 %[1]s/f%[2]s add\n1 %[1]s/f%[2]s read %[3]d 4096\n2 %[1]s/f%[2]s read %[3]d 8192\n", dir, n, 4096*(i+1))
+		if err := os.WriteFile(dir+"/"+n+".iolog", []byte(log), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := run(t, fmt.Sprintf("[r]\nnumjobs=3\nread_iolog=%[1]s/a.iolog:%[1]s/b.iolog\nwrite_lat_log=%[1]s/l\nlog_offset=1\n", dir), Options{Device: "sim:ssd"})
+	for i, js := range res.Run.Jobs {
+		if js.Read.IOs != 2 || js.Read.Bytes != 12288 {
+			t.Errorf("clone %d: %d reads, %d bytes; want 2, 12288", i, js.Read.IOs, js.Read.Bytes)
+		}
+		want := int64(4096 * (i%2 + 1)) // a, b, a
+		if l := readLog(t, fmt.Sprintf("%s/l_lat.%d.log", dir, i+1), 6); len(l) != 2 || l[0].f[4] != want || l[1].f[4] != want {
+			t.Errorf("clone %d: lat log %v; want two reads at offset %d", i, l, want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/report"
@@ -50,21 +51,24 @@ func (r *runner) planIologReplay(j *job) (*iologReplay, error) {
 	if o.ReadIolog == "" {
 		return nil, nil
 	}
+	// As fio does, read_iolog=A:B:C gives clone n the (n mod 3)th log.
+	logs := strings.Split(o.ReadIolog, ":")
+	path := logs[j.clone%len(logs)]
 	place := func(err error) error {
-		return fmt.Errorf("%s: job %q: read_iolog=%s: %w", jobPlace(r.jf, j.spec), j.name, o.ReadIolog, err)
+		return fmt.Errorf("%s: job %q: read_iolog=%s: %w", jobPlace(r.jf, j.spec), j.name, path, err)
 	}
-	format, err := iologFormat(o.ReadIolog)
+	format, err := iologFormat(path)
 	if err != nil {
 		return nil, place(err)
 	}
 	if format != iotrace.FormatIolog && format != iotrace.FormatBlktrace {
 		return nil, place(fmt.Errorf("a %s trace: fio reads an iolog (version 2 or 3) or a blktrace binary", format))
 	}
-	open, err := iotrace.Open(o.ReadIolog, format, 0)
+	open, err := iotrace.Open(path, format, 0)
 	if err != nil {
 		return nil, place(err)
 	}
-	ir := &iologReplay{path: o.ReadIolog, open: open, format: format, ends: map[string]int64{}}
+	ir := &iologReplay{path: path, open: open, format: format, ends: map[string]int64{}}
 	f, err := open()
 	if err != nil {
 		return nil, place(err)
