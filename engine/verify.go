@@ -55,6 +55,8 @@ type verifier struct {
 	since    int               // writes completed since the last backlog batch
 	batch    int               // verify reads left in the current backlog batch
 	final    bool              // the write phase is over
+	loopAt   int64             // bytes issued at which the current loop ends (loops > 1: fio verifies each loop)
+	perLoop  int64
 	handoff  *vpiece           // the verify read next() chose, for prepare
 }
 
@@ -98,6 +100,10 @@ func (r *runner) setupVerify(j *job) error {
 	}
 	v.seedCheck = mixed && vo.Backlog == 0
 	v.numCheck = writes && wmin == wmax && rmin == wmax && !j.timeBased() && !vo.Only
+	if loops := int64(spec.Loops); loops > 1 && !j.timeBased() && j.limit > 0 {
+		v.perLoop = j.limit / loops
+		v.loopAt = v.perLoop
+	}
 	j.vfy = v
 	if writes {
 		j.src = &verifySource{inner: j.src, v: v}
@@ -415,6 +421,16 @@ func (s *verifySource) next() (nextIO, srcStatus) {
 				return v.read(p), srcReady
 			}
 			v.batch = 0 // nothing completed to read back: go on writing, as fio does
+		}
+		for v.perLoop > 0 && v.loopAt < j.limit && j.issued >= v.loopAt && vo.DoVerify {
+			// The end of a loop: fio verifies it before the next starts.
+			if p := v.take(); p != nil {
+				return v.read(p), srcReady
+			}
+			if v.inFlight > 0 {
+				return nextIO{}, srcWait
+			}
+			v.loopAt += v.perLoop
 		}
 		if !j.limitReached() {
 			io, st := s.inner.next()
