@@ -57,7 +57,7 @@ type verifier struct {
 	final    bool              // the write phase is over
 	loopAt   int64             // bytes issued at which the current loop ends (loops > 1: fio verifies each loop)
 	perLoop  int64
-	handoff  *vpiece           // the verify read next() chose, for prepare
+	handoff  *vpiece // the verify read next() chose, for prepare
 }
 
 // vpiece is one block written (or to be read back): fio's io_piece.
