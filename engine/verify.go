@@ -290,7 +290,7 @@ var errVerify = unix.EILSEQ
 // verifyFailure is a bad block: fio's lines for it, and EILSEQ.
 type verifyFailure struct{ lines []string }
 
-func (f *verifyFailure) Error() string { return strings.Join(f.lines, "; ") }
+func (f *verifyFailure) Error() string { return f.lines[0] } // the rest is on stderr
 func (f *verifyFailure) Unwrap() error { return errVerify }
 
 // check checks the block p read into buf, as fio's verify_io_u does; nil
@@ -502,8 +502,8 @@ func (j *job) fillWrite(buf []byte, off int64, u *ioUnit) {
 
 // checkRead checks a verify read's data where it completes (before the
 // buffer goes back to the pool).
+// (The page cache's path calls it with the buffer, then endIO without.)
 func (j *job) checkRead(u *ioUnit, buf []byte, err error) {
-	u.verr = nil
 	if err == nil && j.vfy != nil && u.vp != nil && u.bio.Op == blkq.OpRead && buf != nil {
 		u.verr = j.vfy.check(buf, u.vp)
 	}

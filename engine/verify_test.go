@@ -41,7 +41,7 @@ var verifyMethodsTested = []struct{ method, extra string }{
 	{"sha256", ""},
 	{"pattern", `verify_pattern=0xff%o"abc"-12`},
 	{"meta", "verify_interval=1k\nverify_pattern=0x1234"},
-	{"crc64", ""}, {"crc32", ""}, {"crc16", ""}, {"crc7", ""}, {"sha1", ""}, {"sha3-256", ""}, {"xxhash", "verify_offset=64"},
+	{"crc64", ""}, {"crc32", ""}, {"crc16", ""}, {"crc7", ""}, {"sha1", ""}, {"sha3-256", ""}, {"xxhash", "verify_offset=64"}, {"crc32c-intel", "direct=0"},
 }
 
 // runFio runs fio on job src (written to dir) with args; its combined
@@ -120,7 +120,8 @@ func TestVerifyCorruptByte(t *testing.T) {
 		{"crc32c", "", 299008 + 1000, 299008},
 		{"md5", "", 4096*7 + 2, 4096 * 7}, // in the header: bad magic
 		{"pattern", "verify_pattern=0x55aa", 65536 + 17, 65536},
-		{"meta", "", 8192 + 20, 8192}, // the header's offset field
+		{"meta", "", 8192 + 20, 8192},               // the header's offset field
+		{"sha256", "direct=0", 12288 + 4000, 12288}, // through the page cache
 	} {
 		t.Run(c.method, func(t *testing.T) {
 			dir, path := newDataFile(t, 1<<20)
