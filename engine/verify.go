@@ -297,10 +297,14 @@ func (f *verifyFailure) Unwrap() error { return errVerify }
 // if it is good. It reads only the verifier's fixed configuration (it
 // runs where the read completes).
 func (v *verifier) check(buf []byte, p *vpiece) error {
+	return v.checkNamed(buf, p, v.j.r.dev.Name())
+}
+
+// checkNamed is check, naming the device devName in its lines.
+func (v *verifier) checkNamed(buf []byte, p *vpiece, devName string) error {
 	if v.t.id == vtypes["null"].id {
 		return nil
 	}
-	devName := v.j.r.dev.Name()
 	var lines []string
 	fail := func(format string, a ...any) { lines = append(lines, fmt.Sprintf(format, a...)) }
 	inc := v.inc(len(buf))
@@ -316,7 +320,7 @@ func (v *verifier) check(buf []byte, p *vpiece) error {
 		at := p.off + int64(n)*int64(inc)
 		where := fmt.Sprintf(" at file %s offset %d, length %d (requested block: offset=%d, length=%d)", devName, at, inc, p.off, len(buf))
 		if v.t.noHeader {
-			v.checkPattern(iv, n, inc, hs, at, inc, p, len(buf), fail)
+			v.checkPattern(iv, n, inc, hs, at, inc, p, len(buf), devName, fail)
 			continue
 		}
 		if len(iv) < hs {
@@ -355,7 +359,7 @@ func (v *verifier) check(buf []byte, p *vpiece) error {
 				fail("       Received CRC: %x", got)
 			}
 		case v.pattern != nil:
-			v.checkPattern(iv, n, inc, hs, at, int(h.length), p, len(buf), fail)
+			v.checkPattern(iv, n, inc, hs, at, int(h.length), p, len(buf), devName, fail)
 		}
 	}
 	if len(lines) > 0 {
@@ -366,14 +370,14 @@ func (v *verifier) check(buf []byte, p *vpiece) error {
 
 // checkPattern compares interval n of a block (iv, after its hs header
 // bytes) with the pattern, as fio's verify_io_u_pattern does.
-func (v *verifier) checkPattern(iv []byte, n, inc, hs int, at int64, length int, p *vpiece, blockLen int, fail func(string, ...any)) {
+func (v *verifier) checkPattern(iv []byte, n, inc, hs int, at int64, length int, p *vpiece, blockLen int, devName string, fail func(string, ...any)) {
 	pat := v.patternAt(p.off)
 	mod := (inc*n + hs) % len(pat)
 	for k, b := range iv[hs:] {
 		if want := pat[(mod+k)%len(pat)]; b != want {
 			fail("fio: got pattern '%02x', wanted '%02x'. Bad bits %d", b, want, popcount(b^want))
 			fail("fio: bad pattern block offset %d", k)
-			fail("pattern: verify failed at file %s offset %d, length %d (requested block: offset=%d, length=%d, flags=%x)", v.j.r.dev.Name(), at, length, p.off, blockLen, 0)
+			fail("pattern: verify failed at file %s offset %d, length %d (requested block: offset=%d, length=%d, flags=%x)", devName, at, length, p.off, blockLen, 0)
 			return
 		}
 	}
