@@ -513,12 +513,13 @@ func (j *job) checkRead(u *ioUnit, buf []byte, err error) {
 	}
 }
 
-// verifyDone handles u's completion for the verifier; true: u failed its
-// check, and the job has recorded it and stopped.
-func (j *job) verifyDone(u *ioUnit, err error) bool {
+// verifyDone handles u's completion for the verifier: a write joins the
+// history; a verify read that failed its check is the job's error (fio's
+// lines on stderr), and the job stops.
+func (j *job) verifyDone(u *ioUnit, err error) {
 	v := j.vfy
 	if v == nil || u.vp == nil {
-		return false
+		return
 	}
 	if u.bio.Op == blkq.OpWrite {
 		v.writeEnded(u)
@@ -528,12 +529,12 @@ func (j *job) verifyDone(u *ioUnit, err error) bool {
 				d.trimmed(u.bio.Sector, u.bio.Sectors) // not the data check's pattern
 			}
 		}
-		return false
+		return
 	}
 	f := u.verr
 	u.verr = nil
 	if f == nil || err != nil {
-		return false
+		return
 	}
 	var vf *verifyFailure
 	if errors.As(f, &vf) {
@@ -548,7 +549,6 @@ func (j *job) verifyDone(u *ioUnit, err error) bool {
 		j.err, j.errFunc = f, "io_u_queued_complete"
 	}
 	j.state.stop()
-	return true
 }
 
 // verifyPending reports whether j still has blocks to read back.
