@@ -69,20 +69,10 @@ var verifyOptions = []optSpec{
 	{name: "verify_state_save", set: func(j *Job, c *optCtx) error { return setBool(&j.Verification.StateSave, c) }},
 	{name: "verify_state_load", set: func(j *Job, c *optCtx) error { return setBool(&j.Verification.StateLoad, c) }},
 	{name: "verify_interval", scalar: true, set: func(j *Job, c *optCtx) error {
-		n, err := parseSize(c.value, c.kb)
-		if err == nil && n < 0 {
-			err = badValue("bad verify_interval", c.value, "negative")
-		}
-		j.Verification.Interval = n
-		return err
+		return setByteCount(&j.Verification.Interval, "verify_interval", c)
 	}},
 	{name: "verify_offset", scalar: true, set: func(j *Job, c *optCtx) error {
-		n, err := parseSize(c.value, c.kb)
-		if err == nil && n < 0 {
-			err = badValue("bad verify_offset", c.value, "negative")
-		}
-		j.Verification.Offset = n
-		return err
+		return setByteCount(&j.Verification.Offset, "verify_offset", c)
 	}},
 	{name: "verify_pattern", bare: bareYes, set: func(j *Job, c *optCtx) error {
 		p, offs, err := ParsePattern(c.value)
@@ -95,6 +85,16 @@ var verifyOptions = []optSpec{
 		}
 		return nil
 	}},
+}
+
+// setByteCount parses a size that may not be negative.
+func setByteCount(dst *int64, name string, c *optCtx) error {
+	n, err := parseSize(c.value, c.kb)
+	if err == nil && n < 0 {
+		err = badValue("bad "+name, c.value, "negative")
+	}
+	*dst = n
+	return err
 }
 
 // VerifyEnabled reports whether verify= asks for checking ("", "0" and
