@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -46,6 +48,7 @@ type verifier struct {
 	seedCheck bool // the rand seed must be the one written (a mixed job without backlog)
 	numCheck  bool // numberio is checked (fixed block size, not time_based, not verify_only)
 	fatal     bool
+	dump      bool // verify_dump: bad intervals go to files in the working directory, as fio's
 
 	seed     uint64 // xorshift state for the blocks' seeds
 	numberio uint16 // writes issued so far
@@ -83,7 +86,7 @@ func (r *runner) setupVerify(j *job) error {
 	writes := strings.Contains(rw, "write") || rw == "rw" || rw == "readwrite" || rw == "randrw"
 	mixed := rw == "rw" || rw == "readwrite" || rw == "randrw"
 	v := &verifier{j: j, t: t, method: spec.Verify, swap: vo.Offset, pattern: vo.Pattern, patOffs: vo.PatternOffsets,
-		thread: uint16(j.index + 1), writes: writes, mixed: mixed, fatal: vo.Fatal,
+		thread: uint16(j.index + 1), writes: writes, mixed: mixed, fatal: vo.Fatal, dump: vo.Dump,
 		seed:     uint64(j.index+1)*0x9e3779b97f4a7c15 ^ r.rng.Split(fmt.Sprintf("verify %d", j.index)).Rand().Uint64() | 1,
 		byOffset: map[int64]*vpiece{}}
 	if spec.Verify == "pattern" && v.pattern == nil {
@@ -320,7 +323,14 @@ func (v *verifier) checkNamed(buf []byte, p *vpiece, devName string) error {
 		at := p.off + int64(n)*int64(inc)
 		where := fmt.Sprintf(" at file %s offset %d, length %d (requested block: offset=%d, length=%d)", devName, at, inc, p.off, len(buf))
 		if v.t.noHeader {
+			before := len(lines)
 			v.checkPattern(iv, n, inc, hs, at, inc, p, len(buf), devName, fail)
+			if len(lines) > before && v.dump {
+				v.dumpFile(iv, devName, at, "received", fail)
+				want := make([]byte, len(iv))
+				v.fillPattern(want, p.off)
+				v.dumpFile(want, devName, at, "expected", fail)
+			}
 			continue
 		}
 		if len(iv) < hs {
@@ -347,8 +357,10 @@ func (v *verifier) checkNamed(buf []byte, p *vpiece, devName string) error {
 			fail("verify: bad header crc %x, calculated %x%s", h.crc, crc32cFio(iv[:36]), where)
 		}
 		if len(lines) > 0 {
+			v.dumpFile(iv, devName, at, "hdr_fail", fail)
 			return &verifyFailure{lines} // fio stops at a bad header
 		}
+		before := len(lines)
 		switch {
 		case v.t.sum != nil:
 			got := make([]byte, v.t.size)
@@ -361,11 +373,36 @@ func (v *verifier) checkNamed(buf []byte, p *vpiece, devName string) error {
 		case v.pattern != nil:
 			v.checkPattern(iv, n, inc, hs, at, int(h.length), p, len(buf), devName, fail)
 		}
+		if len(lines) > before && v.dump {
+			v.dumpFile(iv, devName, at, "received", fail)
+			want := make([]byte, len(buf))
+			v.fill(want, &vpiece{off: p.off, length: p.length, seed: h.seed, numberio: h.numberio}, blkq.Time(h.sec)*1e9+blkq.Time(h.nsec))
+			exp := want[i:min(i+inc, len(buf))]
+			if v.swap > 0 {
+				swapBytes(exp[:hs], exp[v.swap:v.swap+int64(hs)])
+			}
+			v.dumpFile(exp, devName, at, "expected", fail)
+		}
 	}
 	if len(lines) > 0 {
 		return &verifyFailure{lines}
 	}
 	return nil
+}
+
+// dumpFile writes b, an interval at offset at, to fio's dump file
+// "<device's base name>.<offset>.<kind>" in the working directory, if
+// verify_dump asks, and says so as fio does.
+func (v *verifier) dumpFile(b []byte, devName string, at int64, kind string, say func(string, ...any)) {
+	if !v.dump {
+		return
+	}
+	name := fmt.Sprintf("%s.%d.%s", filepath.Base(devName), at, kind)
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		say("open verify buf file: %v", err)
+		return
+	}
+	say("       %s data dumped as %s", kind, name)
 }
 
 // checkPattern compares interval n of a block (iv, after its hs header

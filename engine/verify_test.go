@@ -117,7 +117,7 @@ func TestVerifyCorruptByte(t *testing.T) {
 		at            int64 // byte changed: in a header or in the data
 		block         int64
 	}{
-		{"crc32c", "", 299008 + 1000, 299008},
+		{"crc32c", "verify_dump=1", 299008 + 1000, 299008},
 		{"md5", "", 4096*7 + 2, 4096 * 7}, // in the header: bad magic
 		{"pattern", "verify_pattern=0x55aa", 65536 + 17, 65536},
 		{"meta", "", 8192 + 20, 8192},               // the header's offset field
@@ -125,6 +125,7 @@ func TestVerifyCorruptByte(t *testing.T) {
 	} {
 		t.Run(c.method, func(t *testing.T) {
 			dir, path := newDataFile(t, 1<<20)
+			t.Chdir(dir) // fio and blkq write verify_dump's files here
 			src := verifyJob(path, c.method, c.extra)
 			if res := runBlkqFile(t, path, src); res.Run.Jobs[0].Error != 0 {
 				t.Fatalf("write: %s", res.Run.Jobs[0].ErrorText)
@@ -139,6 +140,30 @@ func TestVerifyCorruptByte(t *testing.T) {
 			js := res.Run.Jobs[0]
 			if js.Error != int(unix.EILSEQ) || !containsLine(res.IOErrors, want) {
 				t.Errorf("blkq verify_only: err %d (%s), lines %q; want err 84 naming %q", js.Error, js.ErrorText, res.IOErrors, want)
+			}
+			if strings.Contains(c.extra, "verify_dump") {
+				// fio's dump files, in the working directory: what was read
+				// and what was written.
+				var dumps [2][]byte
+				for k, kind := range []string{"received", "expected"} {
+					name := fmt.Sprintf("data.%d.%s", c.block, kind)
+					b, err := os.ReadFile(filepath.Join(dir, name))
+					if err != nil || len(b) != 4096 || !containsLine(res.IOErrors, "dumped as "+name) {
+						t.Errorf("dump %s: %d bytes, %v; lines %q", name, len(b), err, res.IOErrors)
+					}
+					dumps[k] = b
+				}
+				// blkq wrote the block: what it regenerates is what it
+				// wrote, one byte away from what was read.
+				diff := 0
+				for i := range min(len(dumps[0]), len(dumps[1])) {
+					if dumps[0][i] != dumps[1][i] {
+						diff++
+					}
+				}
+				if diff != 1 {
+					t.Errorf("received and expected differ in %d bytes, want 1", diff)
+				}
 			}
 		})
 	}
