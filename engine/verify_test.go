@@ -16,20 +16,6 @@ import (
 	"github.com/blkq-dev/blkq/workload/fio"
 )
 
-// needFio returns the path of Debian's fio 3.33; without it the test
-// skips, or fails under CI=true.
-func needFio(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("fio")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("fio is required under CI=true (test.sh installs it): %v", err)
-		}
-		t.Skip("fio not installed")
-	}
-	return p
-}
-
 // verifyJob is a 1 MiB random-write job with verify=method on path.
 func verifyJob(path, method, extra string) string {
 	return fmt.Sprintf("[w]\nfilename=%s\nrw=randwrite\nbs=4k\nsize=1m\ndirect=1\nverify=%s\n%s\n", path, method, extra)
@@ -44,9 +30,9 @@ var verifyMethodsTested = []struct{ method, extra string }{
 	{"crc64", ""}, {"crc32", ""}, {"crc16", ""}, {"crc7", ""}, {"sha1", ""}, {"sha3-256", ""}, {"xxhash", "verify_offset=64"}, {"crc32c-intel", "direct=0"},
 }
 
-// runFio runs fio on job src (written to dir) with args; its combined
+// fioCombined runs fio on job src (written to dir) with args; its combined
 // output and whether it exited 0.
-func runFio(t *testing.T, fioPath, dir, src string, args ...string) (string, bool) {
+func fioCombined(t *testing.T, fioPath, dir, src string, args ...string) (string, bool) {
 	t.Helper()
 	job := filepath.Join(dir, "job.fio")
 	if err := os.WriteFile(job, []byte(src), 0o644); err != nil {
@@ -82,7 +68,7 @@ func newDataFile(t *testing.T, n int64) (dir, path string) {
 // clean with --verify_only, and what fio writes blkq's verify_only reads
 // back clean; the verify reads are in blkq's read figures.
 func TestVerifyAgainstFio(t *testing.T) {
-	fioPath := needFio(t)
+	fioPath := needOutside(t, "fio")
 	for _, c := range verifyMethodsTested {
 		t.Run(c.method, func(t *testing.T) {
 			dir, path := newDataFile(t, 1<<20)
@@ -92,10 +78,10 @@ func TestVerifyAgainstFio(t *testing.T) {
 			if js.Error != 0 || js.Write.Bytes != 1<<20 || js.Read.Bytes != 1<<20 {
 				t.Fatalf("blkq write+verify: err %d (%s), wrote %d, read %d; want 0 and 1 MiB each", js.Error, js.ErrorText, js.Write.Bytes, js.Read.Bytes)
 			}
-			if out, ok := runFio(t, fioPath, dir, src, "--verify_only"); !ok || strings.Contains(out, "verify:") || strings.Contains(out, "verify failed") {
+			if out, ok := fioCombined(t, fioPath, dir, src, "--verify_only"); !ok || strings.Contains(out, "verify:") || strings.Contains(out, "verify failed") {
 				t.Fatalf("fio --verify_only of blkq's data failed:\n%s", out)
 			}
-			if out, ok := runFio(t, fioPath, dir, src); !ok {
+			if out, ok := fioCombined(t, fioPath, dir, src); !ok {
 				t.Fatalf("fio write+verify failed:\n%s", out)
 			}
 			res = runBlkqFile(t, path, src+"verify_only=1\n")
@@ -111,7 +97,7 @@ func TestVerifyAgainstFio(t *testing.T) {
 // and blkq's verify, each naming the block's offset; blkq's job reports
 // EILSEQ, as fio's err=84.
 func TestVerifyCorruptByte(t *testing.T) {
-	fioPath := needFio(t)
+	fioPath := needOutside(t, "fio")
 	for _, c := range []struct {
 		method, extra string
 		at            int64 // byte changed: in a header or in the data
@@ -132,7 +118,7 @@ func TestVerifyCorruptByte(t *testing.T) {
 			}
 			corrupt(t, path, c.at)
 			want := fmt.Sprintf("offset %d", c.block)
-			out, ok := runFio(t, fioPath, dir, src, "--verify_only")
+			out, ok := fioCombined(t, fioPath, dir, src, "--verify_only")
 			if ok || !strings.Contains(out, want) {
 				t.Errorf("fio --verify_only: exit 0 %v, want a failure naming %q:\n%s", ok, want, out)
 			}
