@@ -1,21 +1,20 @@
 #!/usr/bin/env bash
 # The test command of the README: installs the outside tools the tests use
-# (Debian's blktrace, whose blkparse and btt check the traces blkq writes,
-# and Debian's fio 3.33, the oracle of the fio tests)
+# (Debian's blktrace, whose blkparse and btt check the traces blkq writes)
 # and runs every test, with the race detector on the packages that run
 # goroutines.
 set -euo pipefail
 cd "$(dirname "$0")"
 export PATH=$PATH:/usr/local/go/bin
-# blkparse, btt and fio: installed once, quietly, when running as root. A failed
+# blkparse and btt: installed once, quietly, when running as root. A failed
 # install is reported; the tests that need the tools then fail under CI=true
 # (and skip elsewhere).
-if ! command -v blkparse >/dev/null || ! command -v btt >/dev/null || ! command -v fio >/dev/null; then
+if ! command -v blkparse >/dev/null || ! command -v btt >/dev/null; then
 	if [ "$(id -u)" = 0 ]; then
-		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq blktrace fio; } >/dev/null 2>&1 ||
-			echo "test.sh: could not install blktrace (blkparse, btt) and fio" >&2
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq blktrace; } >/dev/null 2>&1 ||
+			echo "test.sh: could not install blktrace (blkparse, btt)" >&2
 	else
-		echo "test.sh: blkparse/btt/fio missing and not root: apt-get install blktrace fio" >&2
+		echo "test.sh: blkparse/btt missing and not root: apt-get install blktrace" >&2
 	fi
 fi
 # fio 3.33 (the oracle of the fio-compatibility tests) and python3-six
