@@ -62,26 +62,19 @@ type fioSuiteTest struct {
 // fioKnownFailures are the tests blkq fails today for a reason owned
 // elsewhere: the reason, with the item of issue 11 that covers it.
 var fioKnownFailures = map[int]string{
-	2:  "do_verify and verify_fatal are not modelled (item 3, verify)",
-	3:  "verify_fatal is not modelled, so the post job's bad reads do not fail it (item 3, verify)",
-	4:  "do_verify, verify_dump and verify_interval are not modelled (item 3, verify)",
-	5:  "verify_backlog is not modelled: no verify reads, 0 KiB read (item 3, verify)",
-	6:  "verify=meta with verify_backlog is not modelled: reads are the job's own, not twice the writes (item 3, verify)",
+	5:  "blkq's progress line is on stderr (item 5: fio's status line on stdout replaces it)",
+	6:  "blkq's progress line is on stderr (item 5: fio's status line on stdout replaces it)",
 	7:  "rw=read:512k wraps instead of ending the pass: 128 MiB read (item 1, offsets)",
-	8:  "do_verify and verify_backlog are not modelled: half the reads (item 3, verify)",
 	12: "flow, flow_id and flow_sleep are not modelled (item 6, flow)",
 	14: "flow and flow_id are not modelled (item 6, flow)",
 	18: "blkq's progress line is on stderr (item 5: fio's status line on stdout replaces it)",
 	20: "the random order fails the runs test (p = 0.0001): blkq's generator is not fio's (item 1, random map)",
 	21: "random_generator=lfsr is not modelled (item 1, random map)",
 	23: "with bsrange and bssplit the random map leaves parts of the file untouched (item 1, random map)",
-	25: "do_verify and experimental_verify are not modelled: no verify reads (item 3, verify)",
-	26: "do_verify, experimental_verify (item 3) are not modelled; blkq's progress line is on stderr (item 5)",
+	26: "blkq's progress line is on stderr (item 5: fio's status line on stdout replaces it)",
 	28: "buffer_pattern is not modelled (item 6)",
 	30: "fio's --bandwidth-log (aggregate bandwidth logs) is not a blkq flag (items 4 and 7)",
 	31: "blkq's progress line is on stderr (item 5: fio's status line on stdout replaces it)",
-	36: "verify_state_save and verify_state_load are not modelled (item 3, verify)",
-	37: "verify_state_save and verify_state_load are not modelled (item 3, verify)",
 }
 
 // fioSuiteRun is the outcome of one test's run.
