@@ -4,9 +4,10 @@ import "github.com/blkq-dev/blkq/workload/fio"
 
 // checkMaxJobs refuses a run whose job files define more jobs (numjobs
 // clones counted) than --max-jobs allows. fio takes the flag to size its
-// tables, and past the limit runs fewer jobs than the files define; blkq
-// has no such tables, so the flag's one effect here is that limit, and
-// blkq refuses rather than run other I/O than the files ask for.
+// job table; past the limit fio 3.33 drops numjobs clones without a word
+// (--max-jobs=1 with numjobs=2 runs one job). blkq has no such table, so
+// the flag's one effect here is the limit, and blkq refuses rather than
+// run other I/O than the files ask for.
 func (f *cliFlags) checkMaxJobs(jobFiles []*fio.JobFile) error {
 	if f.maxJobs < 1 || f.maxJobs > fio.MaxJobs {
 		return usagef("--max-jobs=%d: want 1..%d (fio 3.33's limit)", f.maxJobs, fio.MaxJobs)
