@@ -31,7 +31,12 @@ func (f *cliFlags) run(files []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opt.RuntimeCap, opt.Progress = f.runtimeCap, stderr
+	opt.RuntimeCap = f.runtimeCap
+	// The progress line only on a terminal, as fio shows its status
+	// line: a scripted run's stderr stays empty (fio's tests require it).
+	if isTerminal(stderr) {
+		opt.Progress = stderr
+	}
 	var jobFiles []*fio.JobFile
 	if len(files) == 0 {
 		jf, err := fio.Parse("default.fio (embedded)", defaultJob, os.Getenv)

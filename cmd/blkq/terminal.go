@@ -1,0 +1,17 @@
+package main
+
+import (
+	"io"
+	"os"
+)
+
+// isTerminal reports whether w is a terminal (a character device), as a
+// file that a person watches rather than a pipe or a file a script reads.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
