@@ -128,18 +128,11 @@ type runner struct {
 
 // Run runs every job of jf and returns the statistics.
 func Run(jf *fio.JobFile, opt Options) (*Result, error) {
-	if opt.Device == "" {
-		opt.Device = defaultDevice(jf)
-	}
-	r := newRunner(opt)
-	r.jf = jf
-	if err := CheckEngines(jf); err != nil {
-		return nil, err
-	}
-	lay, err := r.plan()
+	r, lay, err := planRun(jf, opt)
 	if err != nil {
 		return nil, err
 	}
+	opt = r.opt
 	if err := r.open(lay); err != nil {
 		return nil, err
 	}
@@ -165,6 +158,31 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// Check plans jf under opt as Run would (engines, block sizes, regions,
+// the device's size) and returns the first error Run would give before it
+// opens the device, running and opening nothing: blkq run --parse-only.
+func Check(jf *fio.JobFile, opt Options) error {
+	_, _, err := planRun(jf, opt)
+	return err
+}
+
+// planRun makes the runner of jf under opt and plans its jobs.
+func planRun(jf *fio.JobFile, opt Options) (*runner, *layout, error) {
+	if opt.Device == "" {
+		opt.Device = defaultDevice(jf)
+	}
+	r := newRunner(opt)
+	r.jf = jf
+	if err := CheckEngines(jf); err != nil {
+		return nil, nil, err
+	}
+	lay, err := r.plan()
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, lay, nil
 }
 
 // newRunner returns the runner of a run or a replay with options opt.

@@ -231,3 +231,29 @@ func TestLatencyWritersHaveALimit(t *testing.T) {
 		t.Errorf("left %d files in --dir", len(ents))
 	}
 }
+
+// TestRunParseOnlyRefusesWhatRunRefuses: a job file that the run refuses
+// before it starts (a block size that is not whole sectors, a size spread
+// over more files than it has sectors, an offset past the file) fails
+// --parse-only with the same error, not only once it is run.
+func TestRunParseOnlyRefusesWhatRunRefuses(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"bs3":     "[w]\nrw=write\nsize=1m\nbs=3\n",
+		"nrfiles": "[w]\nrw=write\nsize=1m\nnrfiles=1000000\n",
+		"offset":  "[w]\nrw=read\nfilesize=1m\noffset=2m\n",
+	} {
+		path := filepath.Join(dir, name+".fio")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		runErr := cmdRun([]string{"--device=null", path}, new(strings.Builder), new(strings.Builder))
+		if runErr == nil {
+			t.Fatalf("%s: the run accepted it; the test needs a job the run refuses", name)
+		}
+		err := cmdRun([]string{"--device=null", "--parse-only", path}, new(strings.Builder), new(strings.Builder))
+		if err == nil || err.Error() != runErr.Error() {
+			t.Errorf("%s: --parse-only gave %v; the run gives %v", name, err, runErr)
+		}
+	}
+}
