@@ -92,17 +92,18 @@ type Result struct {
 }
 
 type runner struct {
-	opt     Options
-	jf      *fio.JobFile
-	exec    executor
-	q       *blkq.Queue
-	dev     blkq.Device
-	jobs    []*job
-	running int
-	left    int
-	data    *dataCheck
-	disk    *blkq.DiskStats
-	pids    *pidStats
+	opt        Options
+	jf         *fio.JobFile
+	exec       executor
+	q          *blkq.Queue
+	dev        blkq.Device
+	jobs       []*job
+	running    int
+	left       int
+	data       *dataCheck
+	replayBufs replayBufs // a replay's data buffers on a file (replay.go)
+	disk       *blkq.DiskStats
+	pids       *pidStats
 
 	simulated  bool                   // the executor is the event loop itself
 	cache      *bcache.Cache          // the page cache of buffered jobs (cache.go)
