@@ -161,6 +161,7 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 	if err := r.execute(res); err != nil {
 		return nil, err
 	}
+	res.Replayed = int(j.issuedIOs)
 	if left := sc.n - j.issuedIOs; left > 0 && ts.feed.err == nil && !res.Interrupted {
 		// Only a runtime cap ends a replay before the trace does.
 		if j.runtime() == 0 {

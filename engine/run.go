@@ -86,6 +86,10 @@ type Result struct {
 	// Merged is, for a replay, what blkq did with each record's bio, in
 	// record order: 'M' back-merged, 'F' front-merged, 0 not merged.
 	Merged []byte
+	// Replayed is, for a replay, the number of records it issued: all of
+	// the trace's unless a runtime cap, an interruption or a bad record
+	// ended it early.
+	Replayed int
 	// Interrupted reports that Options.Stop ended the run before its
 	// jobs (or the trace's records) were done.
 	Interrupted bool

@@ -181,7 +181,7 @@ func TestReplayCompareChecksEveryValueBeforeTheFirstReplay(t *testing.T) {
 		}
 	}
 	var o, e strings.Builder
-	if err := cmdReplay([]string{"--compare", "nomerges=0,2", tpcc}, &o, &e); err != nil || strings.Count(e.String(), "replayed 6999 records") != 2 {
+	if err := cmdReplay([]string{"--compare", "nomerges=0,2", tpcc}, &o, &e); err != nil || strings.Count(e.String(), "replayed 6999 of 6999 records") != 2 {
 		t.Errorf("--compare nomerges=0,2: %v\n%s", err, e.String())
 	}
 }

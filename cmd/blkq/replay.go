@@ -181,7 +181,7 @@ func replayCompare(path string, src engine.ReplaySource, base engine.Options, ro
 			}
 		}
 		rows = append(rows, report.NewCompareRow(set.name, res.Run.Jobs[0], res.Run.Disks, res.Elapsed).Cells())
-		fmt.Fprintf(stderr, "blkq: %s replayed %d records in %s wall\n", set.name, nrecs, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(stderr, "blkq: %s replayed %d of %d records in %s wall\n", set.name, res.Replayed, nrecs, time.Since(start).Round(time.Millisecond))
 		if res.Interrupted {
 			// The table shows what ran: this setting's row is partial,
 			// the settings after it did not run.
