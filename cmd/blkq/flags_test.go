@@ -257,3 +257,16 @@ func TestRunParseOnlyRefusesWhatRunRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayUnknownFormatIsAUsageError: an unknown --format is a usage
+// error (exit 2) naming the flag and every format, blktrace included; it
+// was a plain error (exit 1) whose list left blktrace out.
+func TestReplayUnknownFormatIsAUsageError(t *testing.T) {
+	err := cmdReplay([]string{"--format=xyz", tpcc}, new(strings.Builder), new(strings.Builder))
+	if err == nil || !isUsage(err) || !strings.HasPrefix(err.Error(), "--format=xyz") || !strings.Contains(err.Error(), "blktrace") || !strings.Contains(err.Error(), "disksim") {
+		t.Fatalf("--format=xyz: %v; want a usage error naming --format and listing blktrace and disksim", err)
+	}
+	if err := cmdReplay([]string{"--parse-only", "--format=disksim", tpcc}, new(strings.Builder), new(strings.Builder)); err != nil {
+		t.Errorf("--format=disksim: %v", err)
+	}
+}
