@@ -156,6 +156,13 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: buffered I/O (direct=0) through libaio is synchronous in Linux (io_submit does the copy or the read before it returns): iodepth=%d acts as 1", jobPlace(jf, j), j.Name, j.IODepth))
 		}
 	}
+	for _, j := range jf.Jobs {
+		// resolve rounds a region's start down to a sector: say so, as
+		// fio would start at the byte asked for.
+		if j.Offset%blkq.SectorSize != 0 || j.OffsetIncrement%blkq.SectorSize != 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: offset=%d, offset_increment=%d: not whole 512-byte sectors (blkq's bios are); each region starts at the sector before", jobPlace(jf, j), j.Name, j.Offset, j.OffsetIncrement))
+		}
+	}
 	for _, j := range r.jobs {
 		j.path = r.pathFor(j)
 	}
