@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -199,8 +200,9 @@ type traceSource struct {
 	bs       [report.NumDirs]report.BSRange
 	feed     *feeder
 	tasks    map[int]*submitter
-	due      []*ReplayRecord // trace timing: records whose time has come
+	due      []*ReplayRecord // trace timing: records whose time has come, in trace order
 	pending  int             // trace timing: arrivals scheduled and not yet run
+	nextDue  int             // trace timing: the index of the next record to issue
 	firstErr error
 }
 
@@ -225,7 +227,13 @@ func (t *traceSource) scheduleArrivals() {
 		t.pending++
 		ex.AfterFunc(max(at-time.Duration(ex.Now()), 0), func() {
 			t.pending--
-			t.due = append(t.due, r)
+			// On a real device timers a few ns apart may fire out of
+			// order: keep due in trace order.
+			i := len(t.due)
+			for i > 0 && t.due[i-1].index > r.index {
+				i--
+			}
+			t.due = slices.Insert(t.due, i, r)
 			t.j.pump()
 			t.scheduleArrivals()
 		})
@@ -244,9 +252,13 @@ func (t *traceSource) next() (nextIO, srcStatus) {
 			}
 			return nextIO{}, srcWait
 		}
+		if t.due[0].index != t.nextDue {
+			return nextIO{}, srcWait // an earlier record's timer has yet to fire
+		}
 		r = t.due[0]
 		t.due[0] = nil
 		t.due = t.due[1:]
+		t.nextDue++
 	} else {
 		r = t.feed.peek()
 		if r == nil {
@@ -296,12 +308,19 @@ func (j *job) prepareRecord(u *ioUnit, r *ReplayRecord) {
 	u.bio.Op, u.bio.Flags, u.bio.Sector, u.bio.Sectors, u.bio.Buf = r.Op, r.Flags, r.Sector, r.Sectors, nil
 	if strings.HasPrefix(j.r.opt.Device, "file:") && (r.Op == blkq.OpRead || r.Op == blkq.OpWrite) && r.Sector+uint64(r.Sectors) <= j.r.dev.Capacity() {
 		// A file moves data: reads need room, writes need bytes. The null
-		// device moves none, so its bios carry none.
-		u.bio.Buf = j.r.replayBufs.get(r.Op, int(r.Sectors)<<blkq.SectorShift)
+		// device moves none, so its bios carry none. A fio job's
+		// read_iolog writes the checked pattern into its buffer (job.go):
+		// a buffer of its own, then.
+		n := int(r.Sectors) << blkq.SectorShift
+		if j.r.data != nil {
+			u.bio.Buf = device.AlignedBuffer(n)
+		} else {
+			u.bio.Buf = j.r.replayBufs.get(r.Op, n)
+		}
 	}
 }
 
-// replayBufs are a replay's data buffers on a file. A trace records
+// replayBufs are a blkq replay's data buffers on a file. A trace records
 // addresses, not contents, so every write sends the same zeros, from one
 // buffer as large as the largest write so far: memory for writes is
 // bounded by the largest record, not by it times the records in flight (a

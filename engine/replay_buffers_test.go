@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -43,5 +45,32 @@ func TestReplayWriteMemoryIsBoundedByTheLargestRecord(t *testing.T) {
 		if got := after.TotalAlloc - before.TotalAlloc; got > limit {
 			t.Errorf("%s: the replay allocated %d MiB; want at most %d MiB", dev, got>>20, limit>>20)
 		}
+	}
+}
+
+// TestReadIologWritesOnAFileHoldTheirOwnData: a fio job's read_iolog
+// writes on a file carry the checked pattern of their own sectors, so
+// each needs a buffer of its own even while a blkq replay's writes share
+// one of zeros; 64 writes at iodepth 16 all verify.
+func TestReadIologWritesOnAFileHoldTheirOwnData(t *testing.T) {
+	dir := t.TempDir()
+	log := "fio version 2 iolog\nx add\nx open\n"
+	for i := range 64 {
+		log += fmt.Sprintf("x write %d 4096\n", (i*37%64)*4096)
+	}
+	log += "x close\n"
+	if err := os.WriteFile(dir+"/w.iolog", []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	job := fmt.Sprintf("[r]\ndirect=1\nioengine=libaio\niodepth=16\nfilename=x\nsize=256k\nread_iolog=%s/w.iolog\n", dir)
+	res, err := Run(parse(t, job), Options{Device: "file:" + filepath.Join(dir, "disk")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js := res.Run.Jobs[0]; js.Write.IOs != 64 || js.Error != 0 {
+		t.Fatalf("%d writes, error %d; want 64 and none", js.Write.IOs, js.Error)
+	}
+	if res.Verified != 64*8 {
+		t.Errorf("verified %d sectors, want %d", res.Verified, 64*8)
 	}
 }

@@ -216,6 +216,8 @@ type Job struct {
 	KBBase int
 	// URI is uri= of the nbd engine.
 	URI string
+	// Logs are the log and iolog options (logopts.go).
+	Logs Logs
 
 	// lines maps a modelled option's canonical name to the line that last
 	// set it, so Validate can point at the option rather than the section.
@@ -243,6 +245,7 @@ func newJob(name string, line int) *Job {
 		ThinkTimeBlocks: 1,
 		ZoneMode:        "none",
 		KBBase:          1024,
+		Logs:            defaultLogs(),
 	}
 }
 
