@@ -135,7 +135,7 @@ func (r *runner) plan() (*layout, error) {
 			stream = stream.Split(fmt.Sprintf("randseed %d", j.spec.RandSeed))
 		}
 		j.gen = newGenerator(j.spec, stream.Rand(), files)
-		j.src = &fioSource{j: j, gen: j.gen}
+		j.src = &fioSource{j: j, gen: j.gen, rate: rateState{rng: stream.Split("rate").Rand()}}
 		j.plug = !j.sync
 		var total int64
 		for _, f := range files {
