@@ -125,6 +125,9 @@ func (r *runner) plan() (*layout, error) {
 			if size < j.spec.BS[0].Min && size < j.spec.BS[1].Min {
 				return nil, fmt.Errorf("%s:%d: job %q: its region of %q is %d bytes, smaller than a block (size over %d files, --size-cap)", r.jf.Path, j.spec.Line, j.name, rg.name, size, len(regions[i]))
 			}
+			if z := maxZonedAbs(j.spec.RandomDistribution.Zones); z > size {
+				return nil, fmt.Errorf("%s:%d: job %q: random_distribution=zoned_abs spans %d bytes, more than its region of %q (%d bytes) (fio: zoned_abs sizes exceed file size)", r.jf.Path, j.spec.Line, j.name, z, rg.name, size)
+			}
 			files = append(files, &fileRegion{base: e.base + off, size: size, fileBase: e.base, fileSize: e.size})
 		}
 		// Each job draws from a stream of its own, by its place in the
