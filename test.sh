@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command of the README: installs the outside tools the tests use
-# (Debian's blktrace, whose blkparse and btt check the traces blkq writes)
+# (Debian's blktrace, whose blkparse and btt check the traces blkq writes,
+# and Debian's fio, which the engine's offsets and arrivals are compared with)
 # and runs every test, with the race detector on the packages that run
 # goroutines.
 set -euo pipefail
@@ -15,6 +16,16 @@ if ! command -v blkparse >/dev/null || ! command -v btt >/dev/null; then
 			echo "test.sh: could not install blktrace (blkparse, btt)" >&2
 	else
 		echo "test.sh: blkparse/btt missing and not root: apt-get install blktrace" >&2
+	fi
+fi
+# fio 3.33, the oracle of the engine's fio comparisons (engine/fiocompare_test.go):
+# installed the same way.
+if ! command -v fio >/dev/null; then
+	if [ "$(id -u)" = 0 ]; then
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fio; } >/dev/null 2>&1 ||
+			echo "test.sh: could not install fio" >&2
+	else
+		echo "test.sh: fio missing and not root: apt-get install fio" >&2
 	fi
 fi
 go vet ./...
