@@ -133,6 +133,10 @@ func (r *runner) plan() (*layout, error) {
 		// Each job draws from a stream of its own, by its place in the
 		// run: what one job draws does not move another's. randseed=
 		// picks another stream for the job, still one per --seed.
+		// randrepeat needs nothing more: fio's default (the same offsets
+		// on every run) is what a seed gives, and randrepeat=0 (fio
+		// seeds from the clock) stays repeatable per --seed, as every
+		// blkq run is.
 		stream := r.rng.Split(fmt.Sprintf("job %d", i))
 		if j.spec.RandSeedSet {
 			stream = stream.Split(fmt.Sprintf("randseed %d", j.spec.RandSeed))
