@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -144,15 +146,19 @@ func shares(ios []ioRec, cuts []int64) []float64 {
 	return out
 }
 
-// hottest returns the share of ios that hit the most-hit offset.
-func hottest(ios []ioRec) float64 {
+// hottest returns the share of ios that hit the k most-hit offsets.
+func hottest(ios []ioRec, k int) float64 {
 	hits := map[int64]int{}
-	top := 0
 	for _, io := range ios {
 		hits[io.off]++
-		top = max(top, hits[io.off])
 	}
-	return float64(top) / float64(len(ios))
+	counts := slices.Collect(maps.Values(hits))
+	slices.SortFunc(counts, func(a, b int) int { return b - a })
+	sum := 0
+	for _, c := range counts[:min(k, len(counts))] {
+		sum += c
+	}
+	return float64(sum) / float64(len(ios))
 }
 
 // moments returns the mean and coefficient of variation of xs.

@@ -178,7 +178,7 @@ func TestSkewedDistributions(t *testing.T) {
 		for i := 1; i <= blocks; i++ {
 			zeta += math.Pow(float64(i), -theta)
 		}
-		want, got := 1/zeta, hottest(ios)
+		want, got := 1/zeta, hottest(ios, 1)
 		if math.Abs(got-want) > 0.1*want {
 			t.Errorf("zipf:%v: hottest block %.3f%% of hits, law %.3f%%", theta, 100*got, 100*want)
 		}
@@ -191,7 +191,7 @@ func TestSkewedDistributions(t *testing.T) {
 		}
 	}
 	ios = genIOs(t, "rw=randread\nbs=4k\nrandom_distribution=normal:5", blocks*4096, draws)
-	if h := hottest(ios); h < 5.0/blocks {
+	if h := hottest(ios, 1); h < 5.0/blocks {
 		t.Errorf("normal: hottest block %.4f%% of hits, not clustered (uniform: %.4f%%)", 100*h, 100.0/blocks)
 	}
 }
