@@ -124,6 +124,7 @@ func TestRandomPassCoversRegion(t *testing.T) {
 		"rw=randwrite\nbssplit=4k/60:16k/30:128k/10",
 		"rw=randread\nbs=8k\nrandom_generator=tausworthe64",
 		"rw=randread\nbs=4k\nrandom_generator=lfsr",
+		"rw=randread\nbs=4k\nrandom_generator=lfsr\nnorandommap=1", // fio's t0021: lfsr needs no map
 		"rw=randrw\nbsrange=4k-16k",
 	} {
 		ios := genIOs(t, body, size, 1<<22)
@@ -163,6 +164,17 @@ func TestSequentialPassEnds(t *testing.T) {
 	}
 	if total > 30<<10 || total < 26<<10 {
 		t.Errorf("bsrange over 30 KiB: %d bytes", total)
+	}
+}
+
+// TestFioSuiteHoles is fio's test t0007 (t/jobs/t0007-37cf9e3c.fio, in
+// our words): 1 MiB reads with 512 KiB holes over 128 MiB read 85 MiB
+// (fio's run-fio-tests.py wants io_kbytes 87040): the 86th read would
+// run past the file, so the pass ends there.
+func TestFioSuiteHoles(t *testing.T) {
+	res := run(t, "[foo]\nsize=128mb\nrw=read:512k\nbs=1m\nnorandommap\ndirect=1\n", Options{})
+	if kb := res.Run.Jobs[0].Read.Bytes / 1024; kb != 87040 {
+		t.Errorf("read %d KiB, want 87040 as fio", kb)
 	}
 }
 
