@@ -99,8 +99,9 @@ func (s *skewed) zipfRank() uint64 {
 }
 
 // normalRank is the mean of twelve uniform draws over [0, n] (a bell of
-// standard deviation n/12), widened by a uniform term of ±stddev/2, kept
-// inside the region.
+// standard deviation n/12), widened by a uniform term of ±stddev/2 that
+// is halved until it keeps the rank inside the region (a zero term ends
+// the halving, where fio's loop would spin).
 func (s *skewed) normalRank() uint64 {
 	var sum uint64
 	for range 12 {
@@ -109,10 +110,10 @@ func (s *skewed) normalRank() uint64 {
 	sum = (sum + 11) / 12
 	if s.stddev > 0 {
 		dev := int64(float64(s.stddev)*(float64(s.draw32())/(1<<32))) - int64(s.stddev/2)
-		for dev+int64(sum) >= int64(s.n) {
+		for dev != 0 && dev+int64(sum) >= int64(s.n) {
 			dev /= 2
 		}
-		sum = uint64(int64(sum) + dev)
+		sum = uint64(max(int64(sum)+dev, 0))
 	}
-	return sum
+	return min(sum, s.n-1) // twelve draws of n: the one sum past the last block
 }

@@ -256,3 +256,18 @@ func TestRateMin(t *testing.T) {
 		t.Errorf("rate_min=1m on sequential reads failed: %s", ok.Run.Jobs[0].ErrorText)
 	}
 }
+
+// TestTinyRegions: every distribution and generator on regions of one
+// to three blocks stays inside them and ends (no spinning draw).
+func TestTinyRegions(t *testing.T) {
+	for _, dist := range []string{"random_distribution=normal:50", "random_distribution=zipf:0.5", "random_distribution=pareto:0.5",
+		"random_distribution=zoned:50/50:50/50", "random_generator=lfsr", "random_generator=tausworthe64", "norandommap"} {
+		for blocks := int64(1); blocks <= 3; blocks++ {
+			for _, io := range genIOs(t, "rw=randread\nbs=4k\n"+dist, blocks*4096, 5000) {
+				if io.off < 0 || io.off+io.n > blocks*4096 {
+					t.Fatalf("%s over %d blocks: I/O %v outside", dist, blocks, io)
+				}
+			}
+		}
+	}
+}
