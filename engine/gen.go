@@ -86,7 +86,6 @@ type generator struct {
 	only          blkq.Op    // the direction of a single-direction mode
 	minBS         int64
 	seqNr         int64 // rw=randread:N: I/Os left before the next random one
-	offsets       *rand.Rand
 }
 
 func newGenerator(j *fio.Job, rng *rand.Rand, files []*fileRegion) *generator {
@@ -117,11 +116,12 @@ func newGenerator(j *fio.Job, rng *rand.Rand, files []*fileRegion) *generator {
 	for d := range 3 {
 		g.minBS = min(g.minBS, minBlockSize(j, d))
 	}
-	// Offsets draw from a stream of their own, so that block sizes and
-	// directions do not move them.
-	g.offsets = rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	// Each file's random offsets draw from a stream of their own, seeded
+	// from the job's, so that block sizes and directions do not move
+	// them, nor one file's another's.
 	g.seqNr = max(j.RWModifier, 1)
-	for _, f := range files {
+	for i, f := range files {
+		f.rand.rng = rand.New(rand.NewPCG(rng.Uint64(), uint64(i)))
 		g.initRandom(f)
 	}
 	g.restart()

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"math/rand/v2"
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/workload/fio"
@@ -27,8 +28,9 @@ import (
 
 // randState is a file's random-offset state.
 type randState struct {
-	blocks uint64   // the region's blocks of the smallest block size
-	rmap   *randMap // nil: norandommap, lfsr or a non-uniform law
+	rng    *rand.Rand // the file's offset draws
+	blocks uint64     // the region's blocks of the smallest block size
+	rmap   *randMap   // nil: norandommap, lfsr or a non-uniform law
 	lfsr   *lfsr
 	skew   *skewed
 }
@@ -52,22 +54,23 @@ func (g *generator) initRandom(f *fileRegion) {
 	}
 	switch dist := j.RandomDistribution; {
 	case dist.Kind == "zipf" || dist.Kind == "pareto" || dist.Kind == "normal":
-		r.skew = newSkewed(dist, r.blocks, g.offsets)
+		r.skew = newSkewed(dist, r.blocks, r.rng)
 	case dist.Kind == "zoned" || dist.Kind == "zoned_abs":
 	case j.RandomGenerator == "lfsr":
-		r.lfsr = newLFSR(r.blocks, g.offsets.Uint64())
+		r.lfsr = newLFSR(r.blocks, r.rng.Uint64())
 	case !j.NoRandomMap:
 		r.rmap = newRandMap(r.blocks)
 	}
 }
 
-// uniform draws a block in [0, n) as fio's tausworthe generators do.
-func (g *generator) uniform(n uint64) uint64 {
+// uniform draws a block in [0, n) from rng as fio's tausworthe
+// generators do.
+func (g *generator) uniform(rng *rand.Rand, n uint64) uint64 {
 	var b uint64
 	if g.job.RandomGenerator == "tausworthe64" {
-		b = uint64(float64(n) * (float64(g.offsets.Uint64()) / (1 << 64)))
+		b = uint64(float64(n) * (float64(rng.Uint64()) / (1 << 64)))
 	} else {
-		b = uint64(float64(n) * (float64(g.offsets.Uint32()) / (1 << 32)))
+		b = uint64(float64(n) * (float64(rng.Uint32()) / (1 << 32)))
 	}
 	return min(b, n-1)
 }
@@ -119,7 +122,7 @@ func (g *generator) randomBlock(f *fileRegion, op blkq.Op) (uint64, bool) {
 	if zones := g.job.RandomDistribution.Zones[rwt(op)]; len(zones) > 0 {
 		return g.zonedBlock(f, zones), true
 	}
-	b := g.uniform(r.blocks)
+	b := g.uniform(r.rng, r.blocks)
 	if r.rmap != nil && r.rmap.isSet(b) {
 		return r.rmap.nextFree(b)
 	}
@@ -129,7 +132,7 @@ func (g *generator) randomBlock(f *fileRegion, op blkq.Op) (uint64, bool) {
 // zonedBlock picks a zone by its access share (1..100 against the
 // cumulative shares), then a block uniformly within it.
 func (g *generator) zonedBlock(f *fileRegion, zones []fio.Zone) uint64 {
-	v := 1 + g.offsets.IntN(100)
+	v := 1 + f.rand.rng.IntN(100)
 	n := f.rand.blocks
 	var lo, hi uint64 // the zone's blocks
 	cumAccess, cumRange, cumSize := 0, 0, int64(0)
@@ -152,7 +155,7 @@ func (g *generator) zonedBlock(f *fileRegion, zones []fio.Zone) uint64 {
 	if hi <= lo {
 		return min(lo, n-1)
 	}
-	return lo + g.uniform(hi-lo)
+	return lo + g.uniform(f.rand.rng, hi-lo)
 }
 
 // maxZonedAbs is the bytes a zoned_abs distribution spans in its widest
