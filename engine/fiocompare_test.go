@@ -40,7 +40,16 @@ func TestFioSequentialOffsets(t *testing.T) {
 			if strings.Contains(body, "%") {
 				layout = 1001 << 10
 			}
-			want, _ := fioIOs(t, "psync", body, layout)
+			// fio runs on a file of its own on disk: its null engine
+			// lets the last I/O run past a 30 KiB file, which fio on a
+			// file never does. The 228 MiB file fio would first write
+			// out; there the null engine, whose holes are the same,
+			// stands in.
+			engine := "psync"
+			if strings.Contains(body, "offset=100m") {
+				engine = "null"
+			}
+			want, _ := fioIOs(t, engine, body, layout)
 			got := blkqIOs(t, "null", body, 1)
 			if len(want) == 0 {
 				t.Fatal("fio issued nothing")
