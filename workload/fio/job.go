@@ -235,11 +235,15 @@ type Job struct {
 	EndFsync bool
 	// Verify is verify= as written ("" when unset; fio's "0" also means none).
 	Verify string
+	// Verification is the other verify options (verify.go).
+	Verification Verification
 	// KBBase is kb_base=: 1024 (default) or 1000. It already shaped every
 	// size above; a reporter needs it to pick units.
 	KBBase int
 	// URI is uri= of the nbd engine.
 	URI string
+	// Logs are the log and iolog options (logopts.go).
+	Logs Logs
 
 	// lines maps a modelled option's canonical name to the line that last
 	// set it, so Validate can point at the option rather than the section.
@@ -271,6 +275,8 @@ func newJob(name string, line int) *Job {
 		ThinkTimeBlocksType: "complete",
 		ZoneMode:            "none",
 		KBBase:              1024,
+		Verification:        Verification{DoVerify: true, StateSave: true},
+		Logs:                defaultLogs(),
 	}
 }
 
