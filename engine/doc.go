@@ -18,8 +18,10 @@
 //     (jobstate.go). Its tasks are submitters: its own, or one per pid of
 //     a trace.
 //   - Its source (source.go) chooses what it issues: fio's offsets
-//     (gen.go) under rate limits, or a trace's records (replay.go, read
-//     as a stream within a bounded window by replaysource.go).
+//     (gen.go; random ones in randgen.go, with randmap.go, lfsr.go and
+//     distrib.go) under rate limits (rate.go), or a trace's records
+//     (replay.go, read as a stream within a bounded window by
+//     replaysource.go). Its thinktime is think.go.
 //   - Its path (path.go), chosen once when the job is made, takes each
 //     I/O to the device: straight to the queue, or, buffered, through the
 //     run's page cache, bcache's core, on every device (cache.go).

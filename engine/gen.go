@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math/bits"
 	"math/rand/v2"
 
 	"github.com/blkq-dev/blkq"
@@ -9,18 +8,23 @@ import (
 	"github.com/blkq-dev/blkq/workload/fio"
 )
 
-// The offset generator: the next I/O of a job as fio would choose it.
+// The offset generator: the next I/O of a job as fio 3.33 would choose it.
 //
 // Sequential modes walk each file's region from its offset, adding the rw
 // modifier (a hole or, negative, a backwards step) after each I/O and
-// skipping zoneskip after every zonesize bytes (zonemode=strided). Random
-// modes pick blocks of the smallest block size; unless norandommap is set,
-// a pass visits every block exactly once, in the order of a keyed
-// permutation (a Feistel network with cycle walking: O(1) memory, where
-// fio keeps a bitmap or an LFSR). Mixed modes pick the direction of each
-// I/O with probability rwmixread and keep a separate position per
-// direction, as fio does; trimwrite trims each block and then writes it.
-// Files are used round robin.
+// skipping zoneskip after every zonesize bytes (zonemode=strided). The
+// pass ends where fio's ends: at the first I/O that would start past the
+// region or end past the file, so there is never an I/O shorter than the
+// block size. fio's one quirk is kept: a hole that carries the position
+// past the file's size (compared with the position within the region)
+// wraps to the region's start instead of ending the pass, so
+// `rw=read:4k size=1m` reads its megabyte twice over the same blocks
+// while `rw=read:64k size=1m` reads sixteen blocks once. Random modes are
+// in randgen.go. Mixed modes pick the direction of each I/O with
+// probability rwmixread and keep a position per direction, as fio does;
+// trimwrite trims each block and then writes it. Files are used round
+// robin; when every file's pass has ended the source (source.go) starts
+// another pass or ends the job.
 
 // rwt is the index of op's direction in fio's read, write, trim arrays
 // (the job's block sizes and rates, the report's figures): a flush
@@ -56,20 +60,22 @@ type fileRegion struct {
 	base int64 // device offset of the region's first byte
 	size int64 // region length, bytes
 	// fileBase and fileSize are the whole file's, which the region is
-	// part of (offset=, a shared filename): fsync covers all of it.
+	// part of (offset=, a shared filename): fsync covers all of it, and
+	// fio lets an I/O run past the region but not past the file.
 	fileBase, fileSize int64
 
-	pos     [3]int64 // next sequential position per direction, relative to base
+	lastPos [3]int64 // per direction, the end of its last I/O, from fileBase (fio's last_pos)
 	zoneUse [3]int64 // bytes done in the current zone (zonemode=strided)
-	perm    permutation
-	permIdx uint64 // next index into perm (random with random map)
-	seqLeft int    // I/Os left before a new random offset (rw=randread:N)
-	randPos int64  // current position in a random run of N
+	done    bool     // this pass has ended for the file
+	rand    randState
 }
+
+// start is the region's offset in its file (fio's file_offset).
+func (f *fileRegion) start() int64 { return f.base - f.fileBase }
 
 type generator struct {
 	job   *fio.Job
-	rng   *rand.Rand
+	rng   *rand.Rand // direction and block size draws
 	files []*fileRegion
 	rr    int // round-robin file index
 
@@ -79,6 +85,7 @@ type generator struct {
 	dirs          [2]blkq.Op // the directions a mixed mode chooses from
 	only          blkq.Op    // the direction of a single-direction mode
 	minBS         int64
+	seqNr         int64 // rw=randread:N: I/Os left before the next random one
 }
 
 func newGenerator(j *fio.Job, rng *rand.Rand, files []*fileRegion) *generator {
@@ -109,11 +116,29 @@ func newGenerator(j *fio.Job, rng *rand.Rand, files []*fileRegion) *generator {
 	for d := range 3 {
 		g.minBS = min(g.minBS, minBlockSize(j, d))
 	}
-	for _, f := range files {
-		nblocks := uint64(f.size / g.minBS)
-		f.perm = newPermutation(nblocks, rng.Uint64())
+	// Each file's random offsets draw from a stream of their own, seeded
+	// from the job's, so that block sizes and directions do not move
+	// them, nor one file's another's.
+	g.seqNr = max(j.RWModifier, 1)
+	for i, f := range files {
+		f.rand.rng = rand.New(rand.NewPCG(rng.Uint64(), uint64(i)))
+		g.initRandom(f)
 	}
+	g.restart()
 	return g
+}
+
+// restart begins a new pass over every file (loops, time_based, io_size
+// beyond the region).
+func (g *generator) restart() {
+	for _, f := range g.files {
+		for d := range f.lastPos {
+			f.lastPos[d] = f.start()
+		}
+		f.zoneUse = [3]int64{}
+		f.done = false
+		f.rand.reset()
+	}
 }
 
 // minBlockSize is the smallest block size direction d can use.
@@ -128,25 +153,49 @@ func minBlockSize(j *fio.Job, d int) int64 {
 	return max(j.BS[d].Min, 512)
 }
 
-// blockSize picks the size of the next I/O in direction d.
-func (g *generator) blockSize(op blkq.Op) int64 {
+// blockSize picks the size of the next I/O in direction op, at most room
+// bytes when the size varies (fio checks the fit only then); 0 when not
+// even the smallest fits. As fio draws it, a bsrange size is min + max·u
+// (u uniform in [0, 1)) rounded down to a multiple of min and capped at
+// max, so the largest size is the likeliest.
+func (g *generator) blockSize(op blkq.Op, room int64) int64 {
 	j, d := g.job, rwt(op)
-	if s := j.BSSplit[d]; len(s) > 0 {
-		p := g.rng.IntN(100)
-		for _, x := range s {
-			if p < x.Percent {
-				return x.BS
-			}
-			p -= x.Percent
+	split := j.BSSplit[d]
+	lo, hi := j.BS[d].Min, j.BS[d].Max
+	if len(split) > 0 {
+		lo, hi = split[0].BS, split[0].BS
+		for _, x := range split {
+			lo, hi = min(lo, x.BS), max(hi, x.BS)
 		}
-		return s[len(s)-1].BS
 	}
-	r := j.BS[d]
-	if r.Max <= r.Min {
-		return r.Min
+	if hi <= lo {
+		return lo
 	}
-	steps := (r.Max - r.Min) / r.Min
-	return r.Min + r.Min*g.rng.Int64N(steps+1)
+	if lo > room {
+		return 0
+	}
+	for range 64 {
+		var n int64
+		if len(split) > 0 {
+			p, cum := g.rng.IntN(100), 0
+			for _, x := range split {
+				if x.Percent == 0 {
+					continue
+				}
+				n, cum = x.BS, cum+x.Percent
+				if p < cum && x.BS <= room {
+					break
+				}
+			}
+		} else {
+			n = lo + int64(float64(hi)*g.rng.Float64())
+		}
+		n = min(n-n%lo, hi)
+		if n <= room {
+			return n
+		}
+	}
+	return lo
 }
 
 // direction picks the direction of the next I/O.
@@ -160,142 +209,85 @@ func (g *generator) direction() blkq.Op {
 	return g.dirs[1]
 }
 
-// next returns the next I/O. wrapped reports that a file's region was
-// passed through completely (a sequential wrap or a full random map).
-func (g *generator) next() (io nextIO, wrapped bool) {
+// next returns the next I/O; false when every file's pass has ended.
+func (g *generator) next() (nextIO, bool) {
 	if p := g.pending; p != nil {
 		g.pending = nil
-		return *p, false
+		return *p, true
 	}
-	io, wrapped = g.pick()
-	if g.trimWrite {
+	io, ok := g.pick()
+	if ok && g.trimWrite {
 		w := io
 		w.op = blkq.OpWrite
 		g.pending = &w
 		io.uncounted = true
 	}
-	return io, wrapped
+	return io, ok
 }
 
-// pick chooses the next I/O's file, direction, size and offset.
-func (g *generator) pick() (io nextIO, wrapped bool) {
-	f := g.files[g.rr]
-	g.rr = (g.rr + 1) % len(g.files)
+// pick chooses the next I/O's file, direction, size and offset, passing
+// over files whose pass has ended.
+func (g *generator) pick() (nextIO, bool) {
 	d := g.direction()
-	bs := g.blockSize(d)
-	bs = min(bs, f.size)
-	var off int64
-	if g.random {
-		off, wrapped = g.randomOffset(f)
-	} else {
-		off, wrapped = g.seqOffset(f, d, bs)
+	for range g.files {
+		f := g.files[g.rr]
+		g.rr = (g.rr + 1) % len(g.files)
+		if f.done {
+			continue
+		}
+		var off, n int64
+		ok := false
+		if g.random {
+			off, n, ok = g.randomIO(f, d)
+		} else {
+			off, n, ok = g.seqIO(f, d, g.job.RWModifier)
+		}
+		if ok {
+			return nextIO{op: d, offset: f.fileBase + off, length: n}, true
+		}
+		f.done = true
 	}
-	if off+bs > f.size {
-		bs = f.size - off
-	}
-	return nextIO{op: d, offset: f.base + off, length: bs}, wrapped
+	return nextIO{}, false
 }
 
-func (g *generator) seqOffset(f *fileRegion, op blkq.Op, bs int64) (int64, bool) {
+// seqIO returns the next sequential I/O of direction op in f (offset
+// from the file's start, length) with hole bytes between I/Os, moving
+// f's position; false when the pass has ended.
+func (g *generator) seqIO(f *fileRegion, op blkq.Op, hole int64) (int64, int64, bool) {
 	j, d := g.job, rwt(op)
-	wrapped := false
-	off := f.pos[d]
-	// Wrap only when nothing is left: a block that does not fit in what
-	// is left is cut to it (pick), as fio picks a block that fits,
-	// rather than wrapping past the region's end.
-	if off < 0 || off >= f.size || (off+bs > f.size && j.RWModifier != 0) {
-		wrapped = true
-		if j.RWModifier < 0 {
-			off = (f.size - bs) / bs * bs
-		} else {
-			off = 0
-		}
-		f.zoneUse[d] = 0
+	start, fileEnd := f.start(), f.fileSize
+	if f.lastPos[d] == start && start != 0 && hole < 0 {
+		f.lastPos[d] = min(f.size, fileEnd) // backwards from an offset: begin at the end
 	}
-	next := off + bs + j.RWModifier
+	if f.lastPos[d] >= fileEnd {
+		return 0, 0, false
+	}
+	pos := f.lastPos[d] - start
+	if pos != 0 && hole != 0 {
+		pos += hole
+		if pos >= fileEnd || pos < 0 {
+			if hole > 0 {
+				pos = start // fio's wrap, the quirk of the file comment
+			} else {
+				pos = min(f.size, fileEnd) + hole
+			}
+		}
+	}
+	if pos < 0 || pos >= f.size {
+		return 0, 0, false
+	}
+	abs := start + pos
+	n := g.blockSize(op, start+f.size-abs)
+	if n == 0 || abs >= fileEnd || abs+n > fileEnd {
+		return 0, 0, false
+	}
+	f.lastPos[d] = abs + n
 	if j.ZoneMode == "strided" && j.ZoneSize > 0 {
-		f.zoneUse[d] += bs
+		f.zoneUse[d] += n
 		if f.zoneUse[d] >= j.ZoneSize {
 			f.zoneUse[d] = 0
-			next += j.ZoneSkip
+			f.lastPos[d] += j.ZoneSkip
 		}
 	}
-	f.pos[d] = next
-	return off, wrapped
-}
-
-func (g *generator) randomOffset(f *fileRegion) (int64, bool) {
-	j := g.job
-	nblocks := f.size / g.minBS
-	if nblocks <= 0 {
-		return 0, true
-	}
-	// rw=randread:N: N-1 sequential I/Os after each random one.
-	if f.seqLeft > 0 {
-		f.seqLeft--
-		f.randPos += g.minBS
-		if f.randPos+g.minBS <= f.size {
-			return f.randPos, false
-		}
-	}
-	if j.RWModifier > 1 {
-		f.seqLeft = int(j.RWModifier) - 1
-	}
-	wrapped := false
-	var blk int64
-	if j.NoRandomMap {
-		blk = g.rng.Int64N(nblocks)
-	} else {
-		blk = int64(f.perm.at(f.permIdx))
-		f.permIdx++
-		if f.permIdx >= uint64(nblocks) {
-			wrapped = true
-			f.permIdx = 0
-			f.perm = newPermutation(uint64(nblocks), g.rng.Uint64())
-		}
-	}
-	f.randPos = blk * g.minBS
-	return f.randPos, wrapped
-}
-
-// permutation is a keyed bijection on [0, n): a balanced Feistel network
-// on the smallest even power of two ≥ n, walked until the result is < n.
-type permutation struct {
-	n          uint64
-	half, mask uint64
-	keys       [4]uint64
-}
-
-func newPermutation(n, seed uint64) permutation {
-	p := permutation{n: n}
-	b := uint64(bits.Len64(max(n, 2) - 1))
-	b += b & 1
-	p.half = b / 2
-	p.mask = 1<<p.half - 1
-	for i := range p.keys {
-		seed = seed*6364136223846793005 + 1442695040888963407
-		p.keys[i] = seed
-	}
-	return p
-}
-
-func (p *permutation) round(x, k uint64) uint64 {
-	x ^= k
-	x *= 0xff51afd7ed558ccd
-	x ^= x >> 33
-	return x & p.mask
-}
-
-func (p *permutation) at(i uint64) uint64 {
-	x := i
-	for {
-		l, r := x>>p.half, x&p.mask
-		for _, k := range p.keys {
-			l, r = r, l^p.round(r, k)
-		}
-		x = l<<p.half | r
-		if x < p.n {
-			return x
-		}
-	}
+	return abs, n, true
 }

@@ -53,12 +53,15 @@ func readIolog(t *testing.T, path string) (ops []iologOp, acts map[string]int) {
 }
 
 // recordJob is a job with reads, writes and fsyncs over two files, spread
-// in time by thinktime, that logs its I/O to DIR/a.iolog.
+// in time by thinktime, that logs its I/O to DIR/a.iolog. It is 1 MiB
+// long so that its last stall (fio thinks after its last I/O too, which
+// no iolog line records) and its last I/O's service (which
+// replay_time_scale does not stretch) stay well inside the tolerances.
 const recordJob = `[j]
 directory=%[1]s
 rw=randrw
 bs=4k
-size=256k
+size=1m
 nrfiles=2
 direct=1
 ioengine=libaio

@@ -45,7 +45,7 @@ type job struct {
 	issuedIOs           int64
 	rateBytes           [3]int64 // bytes issued per direction, for rate
 	rateIOs             [3]int64
-	thinkCount          int
+	think               thinker
 	writesSinceSync     int
 	err                 error  // the job's first error
 	errFunc             string // what failed, for the report ("io_u error")
@@ -235,9 +235,8 @@ func (j *job) pump() {
 		if j.inflight >= j.depth && j.low < j.depth {
 			j.state.setDrain(true)
 		}
-		if !j.sync && j.spec.ThinkTime > 0 && j.thinkDue() {
-			j.sleepThen(j.spec.ThinkTime)
-			break
+		if j.thinkIssued() {
+			break // thinktime (think.go)
 		}
 	}
 	if plugged {
@@ -272,16 +271,6 @@ func (j *job) countForSync(op blkq.Op) {
 		j.writesSinceSync = 0
 		j.state.wantSync()
 	}
-}
-
-// thinkDue counts an I/O toward thinktime_blocks.
-func (j *job) thinkDue() bool {
-	j.thinkCount++
-	if j.thinkCount >= max(j.spec.ThinkTimeBlocks, 1) {
-		j.thinkCount = 0
-		return true
-	}
-	return false
 }
 
 // sleepThen pauses issuing for d.
@@ -415,9 +404,8 @@ func (j *job) done(u *ioUnit, err error) {
 	}
 	j.verifyDone(u, err)
 	j.free = append(j.free, u)
-	if j.sync && j.spec.ThinkTime > 0 && !j.state.stopping() && j.thinkDue() {
-		j.sleepThen(j.spec.ThinkTime)
-		return
+	if j.thinkCompleted() {
+		return // thinktime (think.go)
 	}
 	j.pump()
 }

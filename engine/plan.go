@@ -135,17 +135,24 @@ func (r *runner) plan() (*layout, error) {
 			if size < j.spec.BS[0].Min && size < j.spec.BS[1].Min {
 				return nil, fmt.Errorf("%s:%d: job %q: its region of %q is %d bytes, smaller than a block (size over %d files, --size-cap)", r.jf.Path, j.spec.Line, j.name, rg.name, size, len(regions[i]))
 			}
+			if z := maxZonedAbs(j.spec.RandomDistribution.Zones); z > size {
+				return nil, fmt.Errorf("%s:%d: job %q: random_distribution=zoned_abs spans %d bytes, more than its region of %q (%d bytes) (fio: zoned_abs sizes exceed file size)", r.jf.Path, j.spec.Line, j.name, z, rg.name, size)
+			}
 			files = append(files, &fileRegion{base: e.base + off, size: size, fileBase: e.base, fileSize: e.size})
 		}
 		// Each job draws from a stream of its own, by its place in the
 		// run: what one job draws does not move another's. randseed=
 		// picks another stream for the job, still one per --seed.
+		// randrepeat needs nothing more: fio's default (the same offsets
+		// on every run) is what a seed gives, and randrepeat=0 (fio
+		// seeds from the clock) stays repeatable per --seed, as every
+		// blkq run is.
 		stream := r.rng.Split(fmt.Sprintf("job %d", i))
 		if j.spec.RandSeedSet {
 			stream = stream.Split(fmt.Sprintf("randseed %d", j.spec.RandSeed))
 		}
 		j.gen = newGenerator(j.spec, stream.Rand(), files)
-		j.src = &fioSource{j: j, gen: j.gen}
+		j.src = &fioSource{j: j, gen: j.gen, rate: rateState{rng: stream.Split("rate").Rand()}}
 		j.plug = !j.sync
 		var total int64
 		for _, f := range files {

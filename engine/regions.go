@@ -16,13 +16,34 @@ import (
 // maxDevice is the largest device a run may ask for: 1 PiB.
 const maxDevice = 1 << 50
 
-func pct(of int64, p float64) int64 { return int64(float64(of) * p / 100) }
+// pct is p percent of n, in whole bytes (fio's integer percentages
+// multiply first; a fractional one is rounded down).
+func pct(n int64, p float64) int64 {
+	if p == float64(int64(p)) {
+		return satmath.Mul(n, int64(p)) / 100
+	}
+	return int64(float64(n) * p / 100)
+}
+
+// jobMinBS is the smallest block size of any direction (fio's td_min_bs).
+func jobMinBS(spec *fio.Job) int64 {
+	m := minBlockSize(spec, 0)
+	for d := 1; d < 3; d++ {
+		m = min(m, minBlockSize(spec, d))
+	}
+	return m
+}
 
 // resolve returns a clone's region in one of its files: the offset and the
 // size (0: to the end of the file). fileSize is the file's size if known
 // (filesize=, or the extent once laid out), else 0; percentage forms need it.
+// As fio computes them: an offset given (or incremented) as a percentage
+// is rounded up to offset_align, else to the smallest block size; a size
+// given as a percentage is of the whole file, at most what lies past the
+// offset, rounded down to the smallest block size.
 func (r *runner) resolve(spec *fio.Job, clone, nfiles int, fileSize int64) (off, size int64) {
 	off = spec.Offset
+	align := spec.OffsetPercent > 0 || spec.OffsetIncrementPercent > 0
 	if spec.OffsetPercent > 0 {
 		off = pct(fileSize, spec.OffsetPercent)
 	}
@@ -30,10 +51,22 @@ func (r *runner) resolve(spec *fio.Job, clone, nfiles int, fileSize int64) (off,
 	if spec.OffsetIncrementPercent > 0 {
 		inc = pct(fileSize, spec.OffsetIncrementPercent)
 	}
-	off = satmath.Add(off, satmath.Mul(int64(clone), inc)) &^ (blkq.SectorSize - 1)
+	off = satmath.Add(off, satmath.Mul(int64(clone), inc))
+	if align {
+		a := spec.OffsetAlign
+		if a <= 0 {
+			a = jobMinBS(spec)
+		}
+		if rem := off % a; rem != 0 {
+			off = satmath.Add(off, a-rem)
+		}
+	}
+	off &^= blkq.SectorSize - 1
 	switch {
 	case spec.SizePercent > 0:
 		size = pct(fileSize, spec.SizePercent)
+		size = min(size, max(fileSize-off, 0))
+		size -= size % jobMinBS(spec)
 	case spec.Size > 0:
 		size = spec.Size / int64(max(nfiles, 1))
 	case r.opt.SizeCap > 0:

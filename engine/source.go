@@ -1,9 +1,6 @@
 package engine
 
 import (
-	"time"
-
-	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/report"
 )
 
@@ -35,25 +32,45 @@ const (
 )
 
 // fioSource is a fio job's source: the offset generator (gen.go) paced by
-// rate and rate_iops.
+// rate and rate_iops (rate.go).
 type fioSource struct {
 	j       *job
 	gen     *generator
 	held    nextIO // the next I/O, held back by a rate limit, if holding
 	holding bool
+	passes  int // passes over the files begun
+	rate    rateState
 }
 
-func (s *fioSource) begin() {}
+func (s *fioSource) begin() { s.passes = 1 }
 
 func (s *fioSource) failed(*ioUnit, error) bool { return false }
 
-// next returns the next I/O; the generator's end is an I/O of no length.
+// next returns the next I/O, or srcEnd when the generator's pass has
+// ended and no other pass follows.
 func (s *fioSource) next() (nextIO, srcStatus) {
-	io, st := s.paced()
-	if st == srcReady && io.length <= 0 {
-		return io, srcEnd
+	if s.rate.checkMin(s.j) {
+		return nextIO{}, srcEnd
 	}
-	return io, st
+	return s.paced()
+}
+
+// generate returns the generator's next I/O, beginning another pass when
+// one ends and fio would go on: time_based, loops left, or io_size beyond
+// the region (fio then goes over the region again).
+func (s *fioSource) generate() (nextIO, bool) {
+	if io, ok := s.gen.next(); ok {
+		return io, true
+	}
+	j := s.j
+	again := j.timeBased() || s.passes < max(j.spec.Loops, 1) ||
+		(j.spec.IOSize > 0 || j.spec.IOSizePercent > 0) && j.issued < j.limit
+	if !again {
+		return nextIO{}, false
+	}
+	s.passes++
+	s.gen.restart()
+	return s.gen.next()
 }
 
 // paced returns the next I/O that rate and rate_iops allow now. An I/O
@@ -65,9 +82,10 @@ func (s *fioSource) next() (nextIO, srcStatus) {
 func (s *fioSource) paced() (nextIO, srcStatus) {
 	j := s.j
 	if s.holding {
-		wait := s.rateWait(s.held.op)
+		wait := s.rate.wait(j, s.held.op)
 		if wait <= 0 {
 			s.holding = false
+			s.rate.issued(j, s.held)
 			return s.held, srcReady
 		}
 		if !s.gen.mixed {
@@ -76,9 +94,16 @@ func (s *fioSource) paced() (nextIO, srcStatus) {
 		}
 	}
 	for range 8 {
-		io, _ := s.gen.next()
-		wait := s.rateWait(io.op)
+		io, ok := s.generate()
+		if !ok {
+			if s.holding {
+				break
+			}
+			return nextIO{}, srcEnd
+		}
+		wait := s.rate.wait(j, io.op)
 		if wait <= 0 {
+			s.rate.issued(j, io)
 			return io, srcReady
 		}
 		if !s.holding {
@@ -89,26 +114,8 @@ func (s *fioSource) paced() (nextIO, srcStatus) {
 			}
 		}
 	}
-	j.sleepThen(s.rateWait(s.held.op))
+	j.sleepThen(s.rate.wait(j, s.held.op))
 	return nextIO{}, srcWait
-}
-
-// rateWait returns how long an I/O in direction d must wait to respect
-// rate and rate_iops for that direction (fio limits each direction on its
-// own: a limit on writes does not slow reads).
-func (s *fioSource) rateWait(op blkq.Op) time.Duration {
-	j, d := s.j, rwt(op)
-	elapsed := j.now() - j.start
-	var wait blkq.Time
-	if r := j.spec.Rate[d]; r > 0 {
-		due := blkq.Time(float64(j.rateBytes[d]) / float64(r) * 1e9)
-		wait = max(wait, due-elapsed)
-	}
-	if r := j.spec.RateIOPS[d]; r > 0 {
-		due := blkq.Time(float64(j.rateIOs[d]) / float64(r) * 1e9)
-		wait = max(wait, due-elapsed)
-	}
-	return time.Duration(wait)
 }
 
 // describe fills js from the job's section of the job file.

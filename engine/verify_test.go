@@ -38,7 +38,9 @@ func fioCombined(t *testing.T, fioPath, dir, src string, args ...string) (string
 	if err := os.WriteFile(job, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(fioPath, append(args, job)...).CombinedOutput()
+	cmd := exec.Command(fioPath, append(args, job)...)
+	cmd.Dir = dir // fio writes its verify state files (NAME-local-...-verify.state) where it runs
+	out, err := cmd.CombinedOutput()
 	return string(out), err == nil
 }
 

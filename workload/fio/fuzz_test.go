@@ -34,6 +34,9 @@ func FuzzParse(f *testing.F) {
 		"\ufeff[j]\r\nthinktime=(2^62)\r\n",
 		"[a]\nwait_for=a\nstonewall\n[global]\nnew_group\n[b]\n",
 		"[j]\nrate=1k,,2k\nrate_iops=,\n",
+		"[j]\nrandom_distribution=zoned:50/5:30/15:20/80,,100/100\nrate_process=poisson\n",
+		"[j]\nrandom_distribution=zoned_abs:60/1m:40/2m\nrandom_generator=lfsr\nthinktime_iotime=1s\n",
+		"[j]\nrandom_distribution=zipf:1.2:0.5\nthinktime_spin=10\nthinktime_blocks_type=issue\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -194,6 +194,30 @@ type Job struct {
 	// RateIOPS caps I/Os per second per direction (rate_iops=; 0 = unlimited).
 	RateIOPS [3]int64
 
+	// RandomDistribution is random_distribution= (default uniform,
+	// "random"). fio turns the random map off for the others.
+	RandomDistribution Distribution
+	// RandomGenerator is random_generator=: "tausworthe" (fio's default,
+	// 32-bit draws), "tausworthe64" or "lfsr" (each block once per pass
+	// without a random map).
+	RandomGenerator string
+	// RateProcess is rate_process=: "linear" (fio's default: evenly
+	// spaced I/Os) or "poisson" (exponential gaps with the rate's mean).
+	RateProcess string
+	// ThinkTimeSpin is the part of ThinkTime spent busy rather than
+	// asleep (thinktime_spin=, microseconds without a unit).
+	ThinkTimeSpin time.Duration
+	// ThinkTimeBlocksType is thinktime_blocks_type=: "complete" (fio's
+	// default: count completed I/Os) or "issue" (count issued ones).
+	ThinkTimeBlocksType string
+	// ThinkTimeIOTime, if set, thinks after each ThinkTimeIOTime of
+	// issuing rather than after ThinkTimeBlocks I/Os
+	// (thinktime_iotime=, seconds without a unit).
+	ThinkTimeIOTime time.Duration
+	// OffsetAlign is offset_align=: the boundary a percentage offset is
+	// rounded up to (0: unset, the smallest block size, as fio).
+	OffsetAlign int64
+
 	// NumberIOs stops the job after this many I/Os (number_ios=; 0 = no limit).
 	NumberIOs int64
 	// ZoneMode is zonemode=: "none" (default), "strided" or "zbd".
@@ -230,25 +254,29 @@ type Job struct {
 func newJob(name string, line int) *Job {
 	def := Range{Min: 4096, Max: 4096}
 	return &Job{
-		Name:            name,
-		Line:            line,
-		NrFiles:         1,
-		RW:              RWRead,
-		RWMixRead:       50,
-		BS:              [3]Range{def, def, def},
-		NumJobs:         1,
-		IODepth:         1,
-		IODepthLow:      -1,
-		IOEngine:        "psync",
-		Loops:           1,
-		ExitWhat:        "group",
-		RandRepeat:      true,
-		RandSeed:        0x89,
-		ThinkTimeBlocks: 1,
-		ZoneMode:        "none",
-		KBBase:          1024,
-		Verification:    Verification{DoVerify: true, StateSave: true},
-		Logs:            defaultLogs(),
+		Name:                name,
+		Line:                line,
+		NrFiles:             1,
+		RW:                  RWRead,
+		RWMixRead:           50,
+		BS:                  [3]Range{def, def, def},
+		NumJobs:             1,
+		IODepth:             1,
+		IODepthLow:          -1,
+		IOEngine:            "psync",
+		Loops:               1,
+		ExitWhat:            "group",
+		RandRepeat:          true,
+		RandSeed:            0x89,
+		ThinkTimeBlocks:     1,
+		RandomDistribution:  Distribution{Kind: "random", Center: -1},
+		RandomGenerator:     "tausworthe",
+		RateProcess:         "linear",
+		ThinkTimeBlocksType: "complete",
+		ZoneMode:            "none",
+		KBBase:              1024,
+		Verification:        Verification{DoVerify: true, StateSave: true},
+		Logs:                defaultLogs(),
 	}
 }
 

@@ -364,10 +364,10 @@ var optionTable = buildOptionTable()
 
 func buildOptionTable() map[string]*optSpec {
 	t := make(map[string]*optSpec, 512)
-	for i := range modelled {
-		s := &modelled[i].spec
+	for _, m := range append(modelled[:len(modelled):len(modelled)], distributionOptions...) {
+		s := &m.spec
 		t[s.name] = s
-		for _, a := range modelled[i].aliases {
+		for _, a := range m.aliases {
 			t[a] = s
 		}
 	}

@@ -457,15 +457,17 @@ func TestOptionTableSane(t *testing.T) {
 		randrepeat randseed thinktime thinktime_blocks rate rate_iops ratemin number_ios timeout exitall exit_what
 		zonemode zonesize zoneskip fsync fdatasync end_fsync verify kb_base uri thread filename_format io_limit
 		blocksize_range do_verify verify_backlog verify_backlog_batch verify_fatal verify_pattern verify_interval
-		verify_offset verify_only verify_dump experimental_verify verify_state_save verify_state_load`) {
+		verify_offset verify_only verify_dump experimental_verify verify_state_save verify_state_load
+		random_distribution random_generator rate_process thinktime_spin thinktime_blocks_type
+		thinktime_iotime offset_align`) {
 		if s, ok := optionTable[n]; !ok || s.set == nil {
 			t.Errorf("%s is not modelled", n)
 		}
 	}
 	for _, n := range []string{"cmdprio_percentage", "prio", "prioclass", "numa_cpu_nodes", "numa_mem_policy",
 		"dedupe_mode", "buffer_compress_percentage", "verify_async", "ss", "ss_dur", "ss_ramp", "flow", "flow_sleep", "gtod_reduce", "io_submit_mode",
-		"continue_on_error", "ignore_error", "error_dump", "fallocate", "create_on_open", "random_distribution",
-		"disable_slat", "disable_clat", "port", "hostname", "http_host", "rate_process", "latency_target"} {
+		"continue_on_error", "ignore_error", "error_dump", "fallocate", "create_on_open",
+		"disable_slat", "disable_clat", "port", "hostname", "http_host", "latency_target"} {
 		if s, ok := optionTable[n]; !ok || s.set != nil {
 			t.Errorf("%s should be known but not modelled", n)
 		}
@@ -494,5 +496,34 @@ func TestInertOptionsAreKnownAndNotModelled(t *testing.T) {
 	}
 	if want := map[string]bool{"cpus_allowed": true, "gtod_reduce": true, "flow": false}; !reflect.DeepEqual(inert, want) {
 		t.Errorf("ignored options and whether inert: %v; want %v", inert, want)
+	}
+}
+
+// TestDistributionOptions: random_distribution, random_generator,
+// rate_process and the thinktime variants parse into Job, and bad values
+// are errors that name the option's value.
+func TestDistributionOptions(t *testing.T) {
+	jf := parseString(t, "[a]\nrandom_distribution=zoned:50/5:30/15:20/80,60/40:40/60\nrandom_generator=lfsr\nrate_process=poisson\nthinktime=10\nthinktime_spin=4\nthinktime_blocks_type=issue\nthinktime_iotime=2\noffset_align=1k\n[b]\nrandom_distribution=zipf:1.2:0.25\n[c]\nrandom_distribution=zoned_abs:60/1m:40/3m\n", nil)
+	a, b, c := jf.Jobs[0], jf.Jobs[1], jf.Jobs[2]
+	d := a.RandomDistribution
+	if d.Kind != "zoned" || len(d.Zones[0]) != 3 || d.Zones[0][2] != (Zone{Access: 20, RangePercent: 80}) ||
+		len(d.Zones[1]) != 2 || len(d.Zones[2]) != 2 || d.Zones[2][0].Access != 60 {
+		t.Errorf("zoned: %+v", d)
+	}
+	if a.RandomGenerator != "lfsr" || a.RateProcess != "poisson" || a.ThinkTimeSpin != 4*time.Microsecond ||
+		a.ThinkTimeBlocksType != "issue" || a.ThinkTimeIOTime != 2*time.Second || a.OffsetAlign != 1024 {
+		t.Errorf("a: %+v", a)
+	}
+	if d := b.RandomDistribution; d.Kind != "zipf" || d.Param != 1.2 || d.Center != 0.25 || b.RateProcess != "linear" {
+		t.Errorf("zipf: %+v", d)
+	}
+	if d := c.RandomDistribution; d.Kind != "zoned_abs" || d.Zones[0][1].Size != 3<<20 {
+		t.Errorf("zoned_abs: %+v", d)
+	}
+	for _, bad := range []string{"zipf:1", "zipf:x", "pareto:1.5", "zoned:50/10:30/20", "zoned:50/50:40/50", "zoned_abs:100/0", "uniform", "normal:5:2"} {
+		_, err := Parse("x.fio", []byte("[a]\nrandom_distribution="+bad+"\n"), func(string) string { return "" })
+		if err == nil || !strings.Contains(err.Error(), "x.fio:2") {
+			t.Errorf("random_distribution=%s: err %v, want one naming x.fio:2", bad, err)
+		}
 	}
 }

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/blkq-dev/blkq"
+)
+
+// thinktime as fio 3.33 applies it: the job stalls once it has done
+// thinktime_blocks I/Os since its last stall, counted as they complete
+// (thinktime_blocks_type=complete, fio's default) or as they are issued
+// (issue); with thinktime_iotime it stalls once that long has passed
+// since the last stall (and only then, unless thinktime_blocks is set as
+// well). A stall first waits for the job's I/O in flight to complete
+// (fio's quiesce), then spins for thinktime_spin and sleeps for the rest
+// of thinktime. blkq's clock cannot tell spinning from sleeping: both
+// take time and issue nothing, so a stall lasts max(thinktime,
+// thinktime_spin); the spin is not counted as CPU time.
+
+// thinker is a job's thinktime bookkeeping.
+type thinker struct {
+	blocks    int64     // the counted I/Os
+	lastStall int64     // blocks at the last stall
+	lastTime  blkq.Time // when the last stall ended (the job's start at first)
+	waiting   bool      // a stall waits for the job's I/O in flight
+}
+
+// thinks reports whether the job has a thinktime at all.
+func (j *job) thinks() bool {
+	return j.spec.ThinkTime > 0 || j.spec.ThinkTimeSpin > 0
+}
+
+// thinkIssued counts an issued I/O; true: the job stalls now.
+func (j *job) thinkIssued() bool {
+	if !j.thinks() || j.spec.ThinkTimeBlocksType != "issue" {
+		return false
+	}
+	j.think.blocks++
+	return j.thinkCheck()
+}
+
+// thinkCompleted counts a completed I/O; true: the job stalls now.
+func (j *job) thinkCompleted() bool {
+	if !j.thinks() || j.state.stopping() {
+		return false
+	}
+	if j.think.waiting {
+		return j.thinkStall()
+	}
+	if j.spec.ThinkTimeBlocksType == "issue" {
+		return false
+	}
+	j.think.blocks++
+	return j.thinkCheck()
+}
+
+// thinkCheck decides whether the counted I/Os or the time since the last
+// stall call for one, and starts it.
+func (j *job) thinkCheck() bool {
+	t := &j.think
+	stall := false
+	if it := j.spec.ThinkTimeIOTime; it > 0 {
+		if j.now()-max(t.lastTime, j.start) >= blkq.Time(it) {
+			stall = true
+		} else if !j.optionSet("thinktime_blocks") {
+			return false
+		}
+	}
+	if t.blocks >= t.lastStall+int64(max(j.spec.ThinkTimeBlocks, 1)) {
+		stall = true
+	}
+	if !stall {
+		return false
+	}
+	t.lastStall = t.blocks
+	t.waiting = true
+	j.state.pauseFor(pauseTimer)
+	return j.thinkStall()
+}
+
+// thinkStall sleeps once nothing is in flight; until then the job stays
+// paused and the last completion calls it again.
+func (j *job) thinkStall() bool {
+	if j.inflight > 0 {
+		return true
+	}
+	j.think.waiting = false
+	d := max(j.spec.ThinkTime, j.spec.ThinkTimeSpin)
+	if rt := j.runtime(); rt > 0 {
+		left := time.Duration(j.start + blkq.Time(j.spec.RampTime+rt) - j.now())
+		d = max(min(d, left), 0)
+	}
+	j.r.exec.AfterFunc(d, func() {
+		j.think.lastTime = j.now()
+		j.state.resume()
+		j.pump()
+	})
+	return true
+}
+
+// optionSet reports whether the job file sets the option (not a default).
+func (j *job) optionSet(name string) bool {
+	for _, o := range j.spec.Options {
+		if o[0] == name {
+			return true
+		}
+	}
+	return false
+}
