@@ -62,12 +62,8 @@ type fioSuiteTest struct {
 // fioKnownFailures are the tests blkq fails today for a reason owned
 // elsewhere: the reason, with the item of issue 11 that covers it.
 var fioKnownFailures = map[int]string{
-	7:  "rw=read:512k wraps instead of ending the pass: 128 MiB read (item 1, offsets)",
 	12: "flow, flow_id and flow_sleep are not modelled (item 6, flow)",
 	14: "flow and flow_id are not modelled (item 6, flow)",
-	20: "the random order fails the runs test (p = 0.0001): blkq's generator is not fio's (item 1, random map)",
-	21: "random_generator=lfsr is not modelled (item 1, random map)",
-	23: "with bsrange and bssplit the random map leaves parts of the file untouched (item 1, random map)",
 	28: "buffer_pattern is not modelled (item 6)",
 	30: "fio's --bandwidth-log (aggregate bandwidth logs) is not a blkq flag (items 4 and 7)",
 }
