@@ -165,7 +165,7 @@ func writeJobBlock(w *bufio.Writer, u unit, g *GroupStats, now string) {
 	if j.SyncOps != nil && j.SyncOps.Lat.Count() > 0 {
 		w.WriteString("  fsync/fdatasync/sync_file_range:\n")
 		w.WriteString(latLine("sync", j.SyncOps.Lat))
-		w.WriteString(percentileBlock("sync", j.SyncOps.Lat))
+		w.WriteString(percentileBlock("sync", j.SyncOps.Lat, j.percentileOptions()))
 	}
 	fmt.Fprintf(w, "  cpu          : usr=%3.2f%%, sys=%3.2f%%, ctx=%d, majf=%d, minf=%d\n",
 		fin(j.UsrCPU), fin(j.SysCPU), j.Ctx, j.MajFlt, j.MinFlt)
@@ -228,8 +228,15 @@ func writeDirStatus(w *bufio.Writer, j *JobStats, d Dir, agg uint64) {
 	if ds.Lat.Count() > 0 {
 		w.WriteString(latLine(" lat", ds.Lat))
 	}
-	if ds.Clat.Count() > 0 {
-		w.WriteString(percentileBlock("clat", ds.Clat))
+	po := j.percentileOptions()
+	if po.Slat && !j.Sync && ds.Slat.Count() > 0 {
+		w.WriteString(percentileBlock("slat", ds.Slat, po))
+	}
+	if po.Clat && ds.Clat.Count() > 0 {
+		w.WriteString(percentileBlock("clat", ds.Clat, po))
+	}
+	if po.Lat && ds.Lat.Count() > 0 {
+		w.WriteString(percentileBlock("lat", ds.Lat, po))
 	}
 	if ds.BW.N() > 0 {
 		mn, mx := uint64(max(ds.BW.Min(), 0)), uint64(max(ds.BW.Max(), 0))

@@ -363,11 +363,16 @@ var optionTable = buildOptionTable()
 
 func buildOptionTable() map[string]*optSpec {
 	t := make(map[string]*optSpec, 512)
-	for i := range modelled {
-		s := &modelled[i].spec
-		t[s.name] = s
-		for _, a := range modelled[i].aliases {
-			t[a] = s
+	for _, table := range [][]struct {
+		spec    optSpec
+		aliases []string
+	}{modelled, statModelled} {
+		for i := range table {
+			s := &table[i].spec
+			t[s.name] = s
+			for _, a := range table[i].aliases {
+				t[a] = s
+			}
 		}
 	}
 	add := func(names []string, bare bareRule) {
