@@ -22,6 +22,7 @@ func (r *runner) report(end blkq.Time) *report.Run {
 		js := j.st.js
 		j.src.describe(js)
 		js.Elapsed = elapsedSecs(end)
+		js.Percentiles = percentileOptions(j.spec.Stats)
 		// Sleeps, wake-ups, waits and dropped read-aheads come from the
 		// event stream (pidStats).
 		if j.st.cpu != nil && j.st.cpuState == 0 {
@@ -56,6 +57,13 @@ func (r *runner) report(end blkq.Time) *report.Run {
 		Util:         min(util, 100),
 	}}
 	return run
+}
+
+// percentileOptions are a job's percentile options as the report takes
+// them.
+func percentileOptions(s fio.StatOptions) *report.PercentileOptions {
+	return &report.PercentileOptions{List: s.PercentileList, Precision: s.PercentilePrecision,
+		Clat: s.ClatPercentiles, Lat: s.LatPercentiles, Slat: s.SlatPercentiles}
 }
 
 // progressEvery is the progress line's period of wall time.

@@ -36,6 +36,13 @@ func writeNormal(w *bufio.Writer, r *Run) {
 	if r == nil {
 		r = &Run{}
 	}
+	writeNormalHeader(w, r)
+	writeNormalBody(w, r)
+}
+
+// writeNormalHeader writes what fio prints as the jobs start: the job
+// lines, the version, "Starting N processes".
+func writeNormalHeader(w *bufio.Writer, r *Run) {
 	// Header lines: one per job section, "..." for its clones.
 	n := 0
 	for i, j := range r.Jobs {
@@ -61,7 +68,11 @@ func writeNormal(w *bufio.Writer, r *Run) {
 		fmt.Fprintf(w, "blkq: %s\n", note)
 	}
 	w.WriteString("\n")
+}
 
+// writeNormalBody writes what fio prints after the run: the job blocks,
+// the run status of each group, the disks.
+func writeNormalBody(w *bufio.Writer, r *Run) {
 	us := units(r)
 	groups := groupsOf(r, us)
 	gidx := map[int]*GroupStats{}
