@@ -17,6 +17,16 @@ if ! command -v blkparse >/dev/null || ! command -v btt >/dev/null; then
 		echo "test.sh: blkparse/btt missing and not root: apt-get install blktrace" >&2
 	fi
 fi
+# fio 3.33 (the oracle of the fio-compatibility tests) and python3-six
+# (fio's tools/fio_jsonplus_clat2csv imports it): the same, once.
+if ! command -v fio >/dev/null || ! python3 -c 'import six' 2>/dev/null; then
+	if [ "$(id -u)" = 0 ]; then
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fio python3-six; } >/dev/null 2>&1 ||
+			echo "test.sh: could not install fio, python3-six" >&2
+	else
+		echo "test.sh: fio or python3-six missing and not root: apt-get install fio python3-six" >&2
+	fi
+fi
 go vet ./...
 go test -count=1 ./...
 go test -count=1 -race . ./device/... ./sim/... ./engine/... ./trace/... ./bcache/... ./lockstat/... ./iosched/... ./cmd/...

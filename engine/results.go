@@ -115,6 +115,9 @@ func jobPlace(jf *fio.JobFile, j *fio.Job) string {
 	if j.File != "" {
 		file = j.File
 	}
+	if file == fio.CommandLinePath {
+		return file // its lines are no one's to count
+	}
 	return fmt.Sprintf("%s:%d", file, j.Line)
 }
 
