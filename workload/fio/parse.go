@@ -164,7 +164,7 @@ type parser struct {
 	nopts   int // Options entries so far, over all jobs
 
 	sections []string // Config.Sections
-	skip      bool     // the current section is not in sections
+	skip     bool     // the current section is not in sections
 
 	inSection bool
 	isGlobal  bool
