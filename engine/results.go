@@ -23,6 +23,9 @@ func (r *runner) report(end blkq.Time) *report.Run {
 		j.src.describe(js)
 		js.Elapsed = elapsedSecs(end)
 		js.Percentiles = percentileOptions(j.spec.Stats)
+		if d := j.spec.Stats.Description; d != "" {
+			js.Description = d
+		}
 		// Sleeps, wake-ups, waits and dropped read-aheads come from the
 		// event stream (pidStats).
 		if j.st.cpu != nil && j.st.cpuState == 0 {

@@ -9,9 +9,15 @@ package main
 // getopt_long_only, a job option may be written with one dash or two; a
 // job option that needs a value takes the next argument when written
 // without '='.
+//
+// fio reads its arguments in order, so a --section applies to the
+// command line's jobs only after it: fio skips a later --name=JOB that
+// no --section before it names, and the options after that --name, which
+// then belong to no job, become defaults (a [global] section), as in fio.
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/blkq-dev/blkq/workload/fio"
@@ -22,6 +28,7 @@ import (
 // splitRunArgs separates args into run's own flags and positional
 // arguments (own, for pflag) and fio's job options (jobs), in order.
 func splitRunArgs(c *cobra.Command, args []string) (own []string, jobs []fio.CmdOption, err error) {
+	var sections []string // the --section values so far
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -39,6 +46,10 @@ func splitRunArgs(c *cobra.Command, args []string) (own []string, jobs []fio.Cmd
 			if !hasValue && fl.NoOptDefVal == "" && i+1 < len(args) {
 				i++
 				own = append(own, args[i])
+				value = args[i]
+			}
+			if fl.Name == "section" {
+				sections = append(sections, value)
 			}
 			continue
 		}
@@ -57,6 +68,9 @@ func splitRunArgs(c *cobra.Command, args []string) (own []string, jobs []fio.Cmd
 			return nil, nil, usagef("run: option --%s needs a value (--%s=...)", name, name)
 		default:
 			o.Bare = true
+		}
+		if o.Name == "name" && len(sections) > 0 && !slices.Contains(sections, o.Value) {
+			o.Skipped = true
 		}
 		jobs = append(jobs, o)
 	}

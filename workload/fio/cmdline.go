@@ -22,6 +22,9 @@ const CommandLinePath = "command line"
 type CmdOption struct {
 	Name, Value string
 	Bare        bool
+	// Skipped marks a --name that no --section before it names: fio
+	// skips the job, and the options after it become defaults.
+	Skipped bool
 }
 
 // CommandLineText returns the job text of opts. A --name whose value
@@ -42,15 +45,15 @@ func CommandLineText(opts []CmdOption) ([]byte, error) {
 			}
 			continue
 		}
+		if o.Skipped {
+			b.WriteString("[global]\n\n")
+			continue
+		}
 		if o.Bare || o.Value == "" || strings.Contains(o.Value, "]") {
 			return nil, fmt.Errorf("%s: --name=%.80q: want a job name (not empty, no ']')", CommandLinePath, o.Value)
 		}
-		if o.Value == "global" {
-			b.WriteString("[global]\n\n")
-		} else {
-			// fio lists name= in the job's options, as given.
-			fmt.Fprintf(&b, "[%s]\nname=%s\n", o.Value, o.Value)
-		}
+		// fio lists name= in the job's (or the global) options, as given.
+		fmt.Fprintf(&b, "[%s]\nname=%s\n", o.Value, o.Value)
 	}
 	return []byte(b.String()), nil
 }

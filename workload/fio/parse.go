@@ -42,9 +42,11 @@ type Config struct {
 	// come before the file's. Errors in it name PreludePath.
 	Prelude     []byte
 	PreludePath string
-	// Sections, when not empty, are the only job sections that make jobs
-	// (fio's --section, repeatable); the others are skipped unread, as
-	// fio skips them. [global] sections always count.
+	// Sections, when not empty, are the only job sections of src that
+	// make jobs (fio's --section, repeatable); the others are skipped
+	// unread, as fio skips them. [global] sections always count. They do
+	// not apply to Prelude: fio applies a --section only to the command
+	// line's jobs after it (the command line's own business).
 	Sections []string
 }
 
@@ -102,12 +104,12 @@ func ParseConfig(path string, src []byte, cfg Config) (*JobFile, error) {
 	} else {
 		p.kw = HostKeywords()
 	}
-	p.sections = cfg.Sections
 	if len(cfg.Prelude) > 0 {
 		if err := p.parseText(cfg.PreludePath, cfg.Prelude); err != nil {
 			return nil, err
 		}
 	}
+	p.sections = cfg.Sections
 	if err := p.parseText(path, src); err != nil {
 		return nil, err
 	}

@@ -1,15 +1,16 @@
 package fio
 
 // The reporting options blkq models: which latency percentiles a job's
-// report shows, and at which percentiles. They change no I/O, only what
-// the report prints (report.JobStats's percentile fields).
+// report shows, at which percentiles, and the job's description. They
+// change no I/O, only what the report prints (report.JobStats's
+// Percentiles and Description).
 
 import (
 	"strconv"
 	"strings"
 )
 
-// StatOptions are a job's percentile reporting options.
+// StatOptions are a job's reporting options.
 type StatOptions struct {
 	// PercentileList is percentile_list=, in percent as written (fio sorts
 	// it before it reports); nil: fio's default, [DefaultPercentiles].
@@ -22,6 +23,9 @@ type StatOptions struct {
 	// clat_percentiles= (fio's default 1), lat_percentiles= and
 	// slat_percentiles= (default 0).
 	ClatPercentiles, LatPercentiles, SlatPercentiles bool
+	// Description is description=, printed in the reports as fio prints
+	// it ("" for none).
+	Description string
 }
 
 // DefaultPercentiles is fio 3.33's percentile_list default, in percent.
@@ -44,6 +48,7 @@ var statModelled = []struct {
 	{optSpec{name: "percentile_list", set: setPercentileList}, nil},
 	{optSpec{name: "clat_percentiles", set: func(j *Job, c *optCtx) error { return setBool(&j.Stats.ClatPercentiles, c) }}, nil},
 	{optSpec{name: "lat_percentiles", set: func(j *Job, c *optCtx) error { return setBool(&j.Stats.LatPercentiles, c) }}, nil},
+	{optSpec{name: "description", set: func(j *Job, c *optCtx) error { j.Stats.Description = c.value; return nil }}, nil},
 	{optSpec{name: "slat_percentiles", set: func(j *Job, c *optCtx) error { return setBool(&j.Stats.SlatPercentiles, c) }}, nil},
 }
 
