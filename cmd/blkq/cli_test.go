@@ -254,6 +254,11 @@ func TestEveryRunFlagChangesTheRun(t *testing.T) {
 		"size-cap":      {tail: job, base: capped, with: with("--size-cap=1m"), ok: differs},
 		"output-format": {base: capped, with: with("--output-format=normal"), ok: differs},
 		"minimal":       {base: capped, with: with("--minimal"), ok: isTerse},
+		"eta": {base: []string{"--output-format=normal", "--name=x", "--ioengine=null", "--time_based", "--runtime=1500ms", "--size=1m"},
+			with: []string{"--output-format=normal", "--eta=always", "--name=x", "--ioengine=null", "--time_based", "--runtime=1500ms", "--size=1m"},
+			ok: func(w, b outcome) bool {
+				return w.err == nil && strings.HasPrefix(w.out, "Jobs: 1 (f=1)") && strings.Contains(w.out, "\r") && !strings.Contains(b.out, "Jobs: ")
+			}},
 		"terse-version": {base: capped, with: with("--terse-version=4"), ok: refusedBeforeRun},
 		"readonly": {tail: job, base: capped, with: with("--readonly"), ok: func(w, b outcome) bool {
 			return b.err == nil && w.err != nil && strings.Contains(w.err.Error(), "--readonly") && w.out == ""

@@ -30,6 +30,7 @@ type cliFlags struct {
 	parseOnly  bool
 	sections   []string
 	readonly   bool
+	eta        string
 	// Output (run, replay; output-format and trace also experiment).
 	format, output, traceFile string
 	formats                   report.Format // --output-format, --minimal, checked
@@ -67,7 +68,7 @@ func (f *cliFlags) given(name string) bool {
 var (
 	queueFlags      = []string{"device", "scheduler", "nr-requests", "nomerges", "alloc", "set"}
 	outputFlags     = []string{"output-format", "output", "trace", "minimal", "terse-version"}
-	runFlags        = append(append([]string{"seed", "size-cap", "runtime-cap", "parse-only", "section", "readonly"}, queueFlags...), outputFlags...)
+	runFlags        = append(append([]string{"seed", "size-cap", "runtime-cap", "parse-only", "section", "readonly", "eta"}, queueFlags...), outputFlags...)
 	replayFlags     = append(append([]string{"size-cap", "parse-only", "format", "timing", "speed", "iodepth", "time-unit", "strict", "kernel-merges", "compare"}, queueFlags...), outputFlags...)
 	experimentFlags = []string{"seed", "scale", "output-format", "print-jobs", "trace", "plot"}
 	latencyFlags    = []string{"duration", "interval", "writers", "dir", "cpu-hold"}
@@ -94,6 +95,7 @@ func newCLIFlags() *cliFlags {
 
 	fs.StringArrayVar(&f.sections, "section", nil, "run only the job section `NAME` (repeatable), as fio --section")
 	fs.BoolVar(&f.readonly, "readonly", false, "refuse jobs that write or trim, as fio --readonly")
+	fs.StringVar(&f.eta, "eta", "auto", "fio's status line on stdout each second: auto (when stdout is a terminal), always or never, as fio --eta")
 
 	fs.StringVar(&f.format, "output-format", "normal", "normal, terse, json or json+, or a comma list of them (printed in fio's order: terse, json, normal); experiment: normal or json")
 	fs.BoolVar(&f.minimal, "minimal", false, "terse output (--output-format=terse), as fio --minimal")

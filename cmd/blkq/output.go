@@ -13,6 +13,7 @@ import (
 	"github.com/blkq-dev/blkq/engine"
 	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/trace"
+	"golang.org/x/sys/unix"
 )
 
 // openTrace creates --trace's file, if one is asked for, as a tracer of
@@ -80,4 +81,32 @@ func (f *cliFlags) writeReport(stdout io.Writer, r *report.Run) error {
 	}
 	_, err := stdout.Write(out.Bytes())
 	return err
+}
+
+// statusWriter reports whether fio's status line goes to stdout, as fio
+// decides: never with --eta=never; with --eta=always, or when stdout is a
+// terminal; and only when the report on stdout is the normal output (a
+// JSON or terse report there must stay parseable).
+func (f *cliFlags) statusWriter(stdout io.Writer) (bool, error) {
+	switch f.eta {
+	case "never":
+		return false, nil
+	case "always", "auto":
+	default:
+		return false, usagef("--eta=%.40s: want auto, always or never", f.eta)
+	}
+	if f.output == "" && f.formats&report.FormatNormal == 0 {
+		return false, nil
+	}
+	return f.eta == "always" || isTerminal(stdout), nil
+}
+
+// isTerminal reports whether w is a terminal (isatty).
+func isTerminal(w io.Writer) bool {
+	file, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(file.Fd()), unix.TCGETS)
+	return err == nil
 }

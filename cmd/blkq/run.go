@@ -46,7 +46,11 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 	if err != nil {
 		return err
 	}
-	opt.RuntimeCap, opt.Progress = f.runtimeCap, stderr
+	opt.RuntimeCap = f.runtimeCap
+	status, err := f.statusWriter(stdout)
+	if err != nil {
+		return err
+	}
 	jobFiles, err := f.parseJobs(files, jobOpts, stdin)
 	if err != nil {
 		return err
@@ -70,6 +74,9 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 	in := notifyInterrupt(stdout)
 	defer in.release()
 	stdout = in.out
+	if status {
+		opt.Progress = stdout
+	}
 	opt.Stop = in.Stop()
 	// Several job files make one run, as with fio: their jobs run
 	// together (each file's groups numbered after the previous file's).
