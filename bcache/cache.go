@@ -1,12 +1,46 @@
 package bcache
 
+// The cache core: a state machine driven by the queue's Clock.
+//
+// The core has the shape of the request queue (package blkq, queue.go and
+// alloc.go): one mutex guards every state; nothing under it blocks or walks
+// more than WalkChunk items; waiting is a continuation, never a sleeping
+// goroutine. An operation (a read, a write, a Sync, an Invalidate, a
+// Discard, the flusher) is a small state machine (a loop, client.go) that
+// runs until it must wait, registers one continuation and returns: a
+// buffer's lock handed to it, a write-back it waits for, its bios handed to
+// the queue, a discard ending, a timer. Continuations queued under the lock
+// run after it is released, as the queue runs EndIO and Wake after its own.
+// The core never blocks and never reads the wall clock: time is the queue's
+// Clock (the copy cost of Config.CopyNsPerKiB, the flusher's turns between
+// batches are timers on it), so the same code runs in virtual time on a
+// simulated disk (the event loop of package sim, one goroutine) and on real
+// goroutines over a file. The blocking API (api.go: ReadAt, WriteAt, Sync,
+// ...) wraps each operation with a channel, as the queue's api.go does.
+//
+// Why the buffer lock stays, as a state: a buffer under I/O (a fill, a
+// write-back) is locked, and whoever needs it queues behind in FIFO order
+// and is handed the lock (the 2002 rule for requests applied to buffers:
+// FIFO, wake-one, no stealing), so every wait for a buffer is bounded. A
+// writer of a page under write-back waits for that write (stable pages), so
+// a bio's data never changes under the device; with Config.NoData nothing
+// is copied, and the rule is kept so that a simulated run and a run on a
+// file make the same decisions.
+//
+// Why one flusher task and not a goroutine: the flusher is a loop started
+// by a timer when dirty pages pass the background threshold; it submits one
+// batch as its own task (Config.FlusherPID, pid 7 "bdflush" by default),
+// yields through a timer once the batch is handed to the queue and goes on
+// while the cache is above the threshold. In virtual time it is an event
+// like any other; on the real clock its turns run on timer goroutines.
+
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/lockstat"
@@ -35,9 +69,13 @@ const (
 	// capacity (Linux's vm.dirty_ratio is 20, in percent of available
 	// memory).
 	DefaultDirtyRatio = 0.20
+	// DefaultFlusherPID and DefaultFlusherName name the flusher's task in
+	// traces (2.4's bdflush ran as pid 7 on many systems).
+	DefaultFlusherPID  = 7
+	DefaultFlusherName = "bdflush"
 )
 
-// ErrClosed is returned by ReadAt and WriteAt after Close.
+// ErrClosed is returned by reads, writes and discards after Close.
 var ErrClosed = errors.New("bcache: cache closed")
 
 // Config sets up a Cache. The zero value of a field means its default.
@@ -60,41 +98,80 @@ type Config struct {
 	// MaxReadAheadKB, as Linux's read_ahead_kb; the window used is also
 	// capped at half of Pages (readahead.go says why).
 	ReadAheadKB int
+	// Clock drives the cache: its timers (the flusher's turns, the copy
+	// time) and its reading of the time. It must be the queue's (as given
+	// to blkq.New): a simulation's event loop, or the real clock. Nil is a
+	// real clock (blkq.NewRealClock).
+	Clock blkq.Clock
+	// NoData keeps page states only: buffers hold no data and the cache's
+	// bios carry none (Bio.Buf nil), for simulated and null devices. The
+	// buffers passed to reads and writes are ignored (they may be nil).
+	NoData bool
+	// CopyNsPerKiB is the time a read or write spends copying between the
+	// caller's buffer and the cache, in ns per KiB of the call, charged on
+	// the queue's clock before the call completes, one copy at a time per
+	// client (default 0: none; a real copy takes its real time). Simulated
+	// runs set it (engine: 250 ns per KiB, 4 GB/s).
+	CopyNsPerKiB int64
+	// Schedule runs a client's continuation once the queue has woken it
+	// from a sleep in request allocation (a simulator adds the scheduler's
+	// wake-up latency here). Nil runs it at once, on the goroutine that
+	// woke it. Waits for I/O (a buffer's fill or write-back) go on as the
+	// I/O ends, as the engine completes a direct bio in its EndIO.
+	Schedule func(run func())
+	// FlusherPID and FlusherName name the flusher's task (default
+	// DefaultFlusherPID, DefaultFlusherName).
+	FlusherPID  int
+	FlusherName string
 	// CPUHoldTime also times each hold of the cache lock on the holder
-	// thread's CPU clock (two system calls per hold; see
-	// package lockstat).
+	// thread's CPU clock (two system calls per hold; see package lockstat).
 	CPUHoldTime bool
+	// NoLockTiming turns the timing of cache lock holds off (Stats.Lock
+	// stays empty). The timing reads the wall clock twice per hold, which
+	// a simulated run has no use for; it never drives the cache.
+	NoLockTiming bool
 }
 
 // buffer is one cached page.
 type buffer struct {
 	node
 	page int64
-	data []byte // PageSize bytes, allocated by the first lock owner; guarded by the buffer lock
+	data []byte // PageSize bytes, allocated by the first lock owner; guarded by the buffer lock; nil with NoData
+	file *File  // the file the page belongs to (set when dirtied), or nil
+	bio  blkq.Bio
 
 	// Guarded by the cache lock.
-	uptodate bool   // data holds the device's page (or newer)
-	dirty    bool   // data is newer than the device's page
-	locked   bool   // the buffer lock is held
-	hashed   bool   // in the index; false once dropped
-	gen      uint64 // generation when first dirtied (Cache.gen at the time)
-	owners   []chan struct{}
-	peekers  []chan struct{}
+	uptodate bool     // data holds the device's page (or newer)
+	dirty    bool     // data is newer than the device's page
+	locked   bool     // the buffer lock is held
+	hashed   bool     // in the index; false once dropped
+	gen      uint64   // generation when last dirtied (Cache.gen at the time)
+	fillErr  error    // the error of the last fill, which left it not uptodate
+	wait     *wbBatch // the batch whose completion a writer waits for, or nil
+	owners   []func() // waiting for the buffer lock, in order: handed it one at a time
+	peekers  []func() // waiting for the next unlock, without the lock
 }
 
 // A Cache is a buffer cache of PageSize-byte pages over a queue. All methods
 // are safe for concurrent use.
 type Cache struct {
-	q      *blkq.Queue
-	npages int64 // device size in whole pages
+	q       *blkq.Queue
+	clk     blkq.Clock
+	npages  int64 // device size in whole pages
+	noData  bool
+	copyNs  int64
+	sched   func(func())
+	flusher *flusher
 
 	mu       sync.Mutex
+	deferred []func() // continuations to run once the lock is released
 	index    map[int64]*buffer
 	clean    blist
 	dirty    blist
 	busy     blist
 	io       blist
-	nrPages  int // buffers in the index
+	files    []*File // sorted by first page; no two overlap
+	nrPages  int     // buffers in the index
 	nrDirty  int
 	nrWB     int // buffers under write-back I/O
 	capacity int
@@ -107,17 +184,13 @@ type Cache struct {
 	closed   bool
 	st       Stats // counters; the gauges and lock figures are filled in by Stats
 
-	kick        chan struct{}
-	stop        chan struct{}
-	stopOnce    sync.Once
-	flusherDone chan struct{}
+	discards   []*discardRange // discards in progress (discard.go)
+	nrDiscards int             // Discard operations running
+	raInFlight int             // read-ahead bios not yet ended
+	idle       []func()        // waiting for nothing in flight (Close, StartQuiesce)
 
-	discards  []*discardRange // discards in progress (discard.go)
-	discardWG sync.WaitGroup  // Discard calls running
-
-	hold *lockstat.Timer // cache lock hold times
+	hold *lockstat.Timer // cache lock hold times; nil with Config.NoLockTiming
 	ra   raState         // read-ahead streams; guarded by mu
-	raWG sync.WaitGroup  // read-ahead bios in flight
 
 	// Test hooks, set before a Sync or Invalidate starts and read when it
 	// builds its walks: needResched is asked after every walk step whether
@@ -130,12 +203,15 @@ type Cache struct {
 	raHook func(steps, added int)
 }
 
-// New makes a cache over q and starts its background flusher; Close stops
-// it. Only whole pages of the device are cached: a trailing part page is
-// beyond the cache's end.
+// New makes a cache over q, driven by cfg.Clock (the queue's). Only whole
+// pages of the device are cached: a trailing part page is beyond the
+// cache's end. Close writes back what is dirty.
 func New(q *blkq.Queue, cfg Config) (*Cache, error) {
 	if cfg.Pages < 0 {
 		return nil, fmt.Errorf("bcache: negative capacity %d pages", cfg.Pages)
+	}
+	if cfg.CopyNsPerKiB < 0 {
+		return nil, fmt.Errorf("bcache: negative copy cost %d ns per KiB", cfg.CopyNsPerKiB)
 	}
 	if cfg.Pages == 0 {
 		cfg.Pages = DefaultPages
@@ -146,16 +222,31 @@ func New(q *blkq.Queue, cfg Config) (*Cache, error) {
 	if cfg.DirtyRatio == 0 {
 		cfg.DirtyRatio = DefaultDirtyRatio
 	}
+	if cfg.FlusherPID == 0 {
+		cfg.FlusherPID = DefaultFlusherPID
+	}
+	if cfg.FlusherName == "" {
+		cfg.FlusherName = DefaultFlusherName
+	}
 	c := &Cache{
-		q:           q,
-		npages:      int64(q.Device().Capacity() / sectorsPerPage),
-		index:       make(map[int64]*buffer),
-		capacity:    cfg.Pages,
-		gen:         1,
-		kick:        make(chan struct{}, 1),
-		stop:        make(chan struct{}),
-		flusherDone: make(chan struct{}),
-		hold:        lockstat.New(cfg.CPUHoldTime),
+		q:        q,
+		clk:      cfg.Clock,
+		npages:   int64(q.Device().Capacity() / sectorsPerPage),
+		noData:   cfg.NoData,
+		copyNs:   cfg.CopyNsPerKiB,
+		sched:    cfg.Schedule,
+		index:    make(map[int64]*buffer),
+		capacity: cfg.Pages,
+		gen:      1,
+	}
+	if c.clk == nil {
+		c.clk = blkq.NewRealClock()
+	}
+	if c.sched == nil {
+		c.sched = func(f func()) { f() }
+	}
+	if !cfg.NoLockTiming {
+		c.hold = lockstat.New(cfg.CPUHoldTime)
 	}
 	window, err := readAheadWindow(q, cfg.ReadAheadKB, cfg.Pages)
 	if err != nil {
@@ -168,7 +259,7 @@ func New(q *blkq.Queue, cfg Config) (*Cache, error) {
 	if err := c.SetDirtyRatios(cfg.BackgroundRatio, cfg.DirtyRatio); err != nil {
 		return nil, err
 	}
-	go c.flusher()
+	c.flusher = &flusher{c: c, cl: c.NewClient(blkq.NewTask(cfg.FlusherPID, cfg.FlusherName))}
 	return c, nil
 }
 
@@ -182,96 +273,84 @@ func (c *Cache) SetDirtyRatios(background, hard float64) error {
 	c.bgRatio, c.hdRatio = background, hard
 	c.bgThresh = max(1, int(background*float64(c.capacity)))
 	c.hdThresh = max(c.bgThresh, int(hard*float64(c.capacity)))
+	if c.flusher != nil && c.nrDirty > c.bgThresh {
+		c.kickFlusher()
+	}
 	c.unlock()
-	c.kickFlusher()
 	return nil
 }
 
 // lock takes the cache lock and starts timing the hold.
 func (c *Cache) lock() {
 	c.mu.Lock()
-	c.hold.Acquired()
+	if c.hold != nil {
+		c.hold.Acquired()
+	}
 }
 
-// unlock releases the cache lock and records the hold time.
+// unlock releases the cache lock, then runs the continuations queued under
+// it, in order.
 func (c *Cache) unlock() {
-	c.hold.Released()
+	run := c.deferred
+	c.deferred = nil
+	if c.hold != nil {
+		c.hold.Released()
+	}
 	c.mu.Unlock()
+	for _, f := range run {
+		f()
+	}
 }
+
+// later queues f to run once the cache lock is released. Called with the
+// lock held.
+func (c *Cache) later(f func()) { c.deferred = append(c.deferred, f) }
 
 // Buffer lock. Called with the cache lock held.
 
-// lockBuffer takes b's lock, sleeping (with the cache lock released) in
-// FIFO order behind earlier waiters. The caller must then check b.hashed.
-func (c *Cache) lockBuffer(b *buffer) {
+// lockBuffer takes b's lock for the caller and reports true, or queues
+// resume behind earlier waiters and reports false: resume is called once
+// the lock has been handed to the caller. The caller must then check
+// b.hashed.
+func (c *Cache) lockBuffer(b *buffer, resume func()) bool {
 	if !b.locked {
 		b.locked = true
-		return
+		return true
 	}
-	ch := make(chan struct{}, 1)
-	b.owners = append(b.owners, ch)
+	b.owners = append(b.owners, resume)
 	c.st.BufferWaits++
-	c.unlock()
-	<-ch // the lock was handed to us
-	c.lock()
+	return false
 }
 
-// unlockBuffer releases b's lock: it wakes everyone waiting for the unlock
-// and hands the lock to the oldest waiter for it, if any.
+// unlockBuffer releases b's lock: everyone waiting for the unlock goes on,
+// and the oldest waiter for the lock is handed it, if any.
 func (c *Cache) unlockBuffer(b *buffer) {
-	for _, ch := range b.peekers {
-		ch <- struct{}{}
+	for _, f := range b.peekers {
+		c.later(f)
 	}
 	b.peekers = nil
 	if len(b.owners) > 0 {
-		ch := b.owners[0]
+		f := b.owners[0]
 		b.owners = b.owners[1:]
 		if len(b.owners) == 0 {
 			b.owners = nil
 		}
-		ch <- struct{}{}
+		c.later(f)
 		return
 	}
 	b.locked = false
 }
 
-// waitUnlocked waits, with the cache lock released, until b's lock is next
-// released (wait_on_buffer). It does not take the lock.
-func (c *Cache) waitUnlocked(b *buffer) {
+// waitUnlocked reports true if b is unlocked; else resume is called when
+// b's lock is next released (wait_on_buffer), and it reports false. It does
+// not take the lock.
+func (c *Cache) waitUnlocked(b *buffer, resume func()) bool {
 	if !b.locked {
-		return
+		return true
 	}
-	ch := make(chan struct{}, 1)
-	b.peekers = append(b.peekers, ch)
+	b.peekers = append(b.peekers, resume)
 	c.st.BufferWaits++
-	c.unlock()
-	<-ch
-	c.lock()
-}
-
-// getLocked returns page p's buffer, hashed and locked by the caller, and
-// whether it found it (false: created); creating one waits for a discard
-// of p in progress (discard.go). Called and returns with the cache lock
-// held.
-func (c *Cache) getLocked(p int64) (*buffer, bool) {
-	for {
-		b := c.index[p]
-		if b == nil {
-			if d := c.discarding(p); d != nil {
-				c.st.DiscardWaits++
-				c.unlock()
-				<-d.done
-				c.lock()
-				continue
-			}
-			return c.newBuffer(p), false
-		}
-		c.lockBuffer(b)
-		if b.hashed {
-			return b, true
-		}
-		c.unlockBuffer(b) // dropped while we waited: look again
-	}
+	return false
 }
 
 // newBuffer adds a locked, not uptodate buffer for page p, evicting a clean
@@ -287,6 +366,14 @@ func (c *Cache) newBuffer(p int64) *buffer {
 	c.clean.pushBack(&b.node)
 	c.nrPages++
 	return b
+}
+
+// ensureData allocates b's data, if the cache keeps data. Called by b's
+// lock owner, without the cache lock.
+func (c *Cache) ensureData(b *buffer) {
+	if !c.noData && b.data == nil {
+		b.data = make([]byte, PageSize)
+	}
 }
 
 // evictOne drops the least recently used unlocked clean buffer among the
@@ -312,8 +399,9 @@ func (c *Cache) drop(b *buffer) {
 }
 
 // markDirty marks b, locked by the caller, dirty. A buffer that was clean
-// goes to the tail of the dirty list with the current generation; one that
-// was dirty keeps its place (the list is in order of first dirtying).
+// goes to the tail of the dirty list with the current generation and its
+// file; one that was dirty keeps its place (the list is in order of first
+// dirtying).
 func (c *Cache) markDirty(b *buffer) {
 	b.uptodate = true
 	if b.dirty {
@@ -321,9 +409,22 @@ func (c *Cache) markDirty(b *buffer) {
 	}
 	b.dirty = true
 	b.gen = c.gen
+	b.file = c.fileOf(b.page)
 	c.nrDirty++
+	if b.file != nil {
+		b.file.nrDirty++
+	}
 	c.st.MaxDirty = max(c.st.MaxDirty, c.nrDirty)
 	b.node.moveTo(&c.dirty)
+}
+
+// clearDirty marks b clean, for write-back or a discard.
+func (c *Cache) clearDirty(b *buffer) {
+	b.dirty = false
+	c.nrDirty--
+	if b.file != nil {
+		b.file.nrDirty--
+	}
 }
 
 // touch moves a clean buffer to the tail of the LRU.
@@ -333,165 +434,118 @@ func (c *Cache) touch(b *buffer) {
 	}
 }
 
-// readPage fills b, locked by the caller, from the device.
-func (c *Cache) readPage(b *buffer) error {
-	done := make(chan error, 1)
-	bio := &blkq.Bio{Op: blkq.OpRead, Flags: blkq.FlagSync, Sector: uint64(b.page) * sectorsPerPage,
-		Sectors: sectorsPerPage, Buf: b.data, EndIO: func(_ *blkq.Bio, err error) { done <- err }}
-	if err := c.q.Submit(context.Background(), bio); err != nil {
-		return err
-	}
-	err := <-done
-	if err == nil {
-		c.lock()
-		c.st.PagesRead++
-		c.unlock()
-	}
-	return err
+// pageBio points b's bio at its page, with op and flags.
+func (c *Cache) pageBio(b *buffer, op blkq.Op, flags blkq.Flags, end func(*blkq.Bio, error)) *blkq.Bio {
+	c.ensureData(b)
+	b.bio = blkq.Bio{Op: op, Flags: flags, Sector: uint64(b.page) * sectorsPerPage, Sectors: sectorsPerPage,
+		Buf: b.data, Private: b, EndIO: end}
+	return &b.bio
 }
 
-// ReadAt reads len(p) bytes at byte offset off through the cache
-// (io.ReaderAt). Pages not cached are read from the device, one 8-sector
-// bio each. Reading past the cache's end (the device's last whole page)
-// returns the bytes before it and io.EOF.
-func (c *Cache) ReadAt(p []byte, off int64) (int, error) {
-	return c.rw(p, off, false)
+// fillBios returns read bios for bufs, locked by the caller and not
+// uptodate; each fill's end makes its buffer uptodate (or records the
+// error) and unlocks it. They carry no REQ_SYNC, as Linux's page cache
+// reads do not (blkparse shows them as R; read-ahead as RA).
+func (c *Cache) fillBios(bufs []*buffer) []*blkq.Bio {
+	bios := make([]*blkq.Bio, len(bufs))
+	for i, b := range bufs {
+		bios[i] = c.pageBio(b, blkq.OpRead, 0, c.endFill)
+	}
+	return bios
 }
 
-// WriteAt copies len(p) bytes into the cache at byte offset off and marks
-// the pages dirty (io.WriterAt); write-back happens later (background
-// flusher, throttling, Sync). A partial page not cached is read first. A
-// writer that finds the cache above its dirty ratio does write-back itself
-// before returning. Writing past the cache's end writes the bytes before
-// it and returns an error wrapping blkq.ErrBeyondEnd.
-func (c *Cache) WriteAt(p []byte, off int64) (int, error) {
-	return c.rw(p, off, true)
-}
-
-func (c *Cache) rw(p []byte, off int64, write bool) (int, error) {
-	if off < 0 {
-		return 0, fmt.Errorf("bcache: negative offset %d", off)
-	}
-	size := c.npages * PageSize
-	var tail error
-	n := int64(len(p))
-	if off+n > size || off+n < off {
-		n = max(0, size-off)
-		tail = io.EOF
-		if write {
-			tail = fmt.Errorf("bcache: write of %d bytes at %d: %w (%d bytes)", len(p), off, blkq.ErrBeyondEnd, size)
-		}
-	}
-	done := int64(0)
-	dirtied := 0
-	throttled := false
-	for done < n {
-		pos := off + done
-		pg, in := pos/PageSize, int(pos%PageSize)
-		k := min(int64(PageSize-in), n-done)
-		c.lock()
-		if c.closed {
-			c.unlock()
-			return int(done), ErrClosed
-		}
-		b, found := c.getLocked(pg)
-		fill := !b.uptodate && !(write && k == PageSize)
-		if d := c.discarding(pg); fill && d != nil {
-			// A buffer with no data yet (a failed read-ahead's, or one
-			// found while a discard of it began): filling it now could
-			// read the old data.
-			c.unlockBuffer(b)
-			c.st.DiscardWaits++
-			c.unlock()
-			<-d.done
-			continue
-		}
-		if found {
-			c.st.Hits++
-		} else {
-			c.st.Misses++
-		}
-		c.unlock()
-		if b.data == nil {
-			b.data = make([]byte, PageSize)
-		}
-		if fill {
-			if err := c.readPage(b); err != nil {
-				c.lock()
-				c.unlockBuffer(b)
-				c.unlock()
-				return int(done), err
-			}
-		}
-		if write {
-			copy(b.data[in:], p[done:done+k])
-		} else {
-			copy(p[done:done+k], b.data[in:])
-		}
-		c.lock()
-		var raFrom, raTo int64
-		if write {
-			c.markDirty(b)
-			dirtied++
-		} else {
-			if fill {
-				c.st.ReadMisses++
-			} else {
-				c.st.ReadHits++
-			}
-			b.uptodate = true
-			c.touch(b)
-			raFrom, raTo = c.noteRead(pg)
-		}
-		c.unlockBuffer(b)
-		c.unlock()
-		c.readAhead(raFrom, raTo)
-		done += k
-		if write && (dirtied%WriteBatch == 0 || done == n) {
-			throttled = c.balanceDirty(dirtied) || throttled
-			dirtied = 0
-		}
-	}
-	if throttled {
-		c.lock()
-		c.st.Throttled++
-		c.unlock()
-	}
-	if n == 0 && tail == nil {
-		return 0, nil
-	}
-	return int(n), tail
-}
-
-// Close stops the background flusher, writes back every dirty buffer (as
-// the last close of a block device does) and waits for read-ahead and
-// Discard calls in progress, returning Sync's error.
-// Later ReadAt and WriteAt calls fail with ErrClosed. Neither the queue nor
-// the device is closed.
-func (c *Cache) Close() error {
+// endFill completes a page read for a reader or a partial write.
+func (c *Cache) endFill(bio *blkq.Bio, err error) {
+	b := bio.Private.(*buffer)
 	c.lock()
-	already := c.closed
-	c.closed = true
-	c.unlock()
-	c.stopFlusher()
-	if already {
-		return nil
+	b.fillErr = err
+	if err == nil {
+		b.uptodate = true
+		c.st.PagesRead++
 	}
-	_, err := c.sync()
-	c.raWG.Wait()      // read-ahead in flight ends before the cache does
-	c.discardWG.Wait() // and so do discards
-	return err
+	c.unlockBuffer(b)
+	c.unlock()
 }
 
-// stopFlusher stops the background flusher and waits for it to exit.
-func (c *Cache) stopFlusher() {
-	c.stopOnce.Do(func() { close(c.stop) })
-	<-c.flusherDone
+// chargeCopy returns how long from now cl's copy of n bytes ends: a client
+// copies one buffer at a time, so its copies follow each other. Called with
+// the cache lock held.
+func (c *Cache) chargeCopy(cl *Client, n int64) time.Duration {
+	if c.copyNs == 0 || n <= 0 {
+		return 0
+	}
+	now := c.clk.Now()
+	start := max(now, cl.copyUntil)
+	cl.copyUntil = start + blkq.Time(n*c.copyNs>>10)
+	return time.Duration(cl.copyUntil - now)
 }
 
-// Stats counts the cache's work. Pages are PageSize bytes; durations are
-// wall-clock time. A snapshot is taken under the cache lock, so it may be
-// read while I/O runs.
+// after runs f d from now on the clock, or at once if d is 0.
+func (c *Cache) after(d time.Duration, f func()) {
+	if d <= 0 {
+		f()
+		return
+	}
+	c.clk.AfterFunc(d, f)
+}
+
+// Files.
+
+// A File is a byte range of the device that a Sync can be limited to, as
+// fsync is limited to one inode: Sync(f) writes back and waits for the
+// pages of f that were dirty when it was called, and leaves the others'.
+// Make one with AddFile.
+type File struct {
+	Name        string
+	first, last int64 // pages
+	nrDirty     int   // dirty pages of the file; guarded by the cache lock
+}
+
+// AddFile registers the bytes [off, off+n) as a file named name (for
+// messages). Files are whole pages (a page the range only partly covers
+// belongs to it) and must not overlap. Pages dirtied before the file was
+// added belong to no file until they are next dirtied.
+func (c *Cache) AddFile(name string, off, n int64) (*File, error) {
+	if off < 0 || n <= 0 || off+n < off {
+		return nil, fmt.Errorf("bcache: file %q of %d bytes at %d: want a non-empty range at a non-negative offset", name, n, off)
+	}
+	f := &File{Name: name, first: off / PageSize, last: (off + n - 1) / PageSize}
+	c.lock()
+	defer c.unlock()
+	i, _ := slices.BinarySearchFunc(c.files, f.first, func(e *File, p int64) int { return cmpInt(e.first, p) })
+	if i > 0 && c.files[i-1].last >= f.first || i < len(c.files) && c.files[i].first <= f.last {
+		return nil, fmt.Errorf("bcache: file %q (pages %d-%d) overlaps another file", name, f.first, f.last)
+	}
+	c.files = slices.Insert(c.files, i, f)
+	return f, nil
+}
+
+// fileOf returns the file page p belongs to, or nil. Called with the cache
+// lock held; O(log files).
+func (c *Cache) fileOf(p int64) *File {
+	i, found := slices.BinarySearchFunc(c.files, p, func(e *File, p int64) int { return cmpInt(e.first, p) })
+	if found {
+		return c.files[i]
+	}
+	if i > 0 && c.files[i-1].last >= p {
+		return c.files[i-1]
+	}
+	return nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Stats counts the cache's work. Pages are PageSize bytes; lock hold times
+// are wall-clock time. A snapshot is taken under the cache lock, so it may
+// be read while I/O runs.
 type Stats struct {
 	// Gauges, in pages.
 	Pages      int // buffers cached
@@ -503,37 +557,38 @@ type Stats struct {
 	Hard       int // hard threshold, pages (DirtyRatio × Capacity)
 
 	// Counters.
-	Hits, Misses int64 // page lookups by ReadAt and WriteAt that found / did not find a buffer
-	// ReadHits counts the pages ReadAt served from the cache: found
+	Hits, Misses int64 // page lookups by reads and writes that found / did not find a buffer
+	// ReadHits counts the pages reads served from the cache: found
 	// uptodate, possibly after waiting for a read-ahead in flight to fill
 	// them. Writes to cached pages are not counted.
 	ReadHits int64
-	// ReadMisses counts the pages ReadAt read from the device itself.
+	// ReadMisses counts the pages reads read from the device themselves.
 	ReadMisses       int64
 	MaxDirty         int   // most dirty buffers at once
 	ReadAheadPages   int64 // pages read ahead (read-ahead bios submitted)
 	ReadAheadDropped int64 // read-ahead bios the queue dropped under request pressure (normal, not an error)
 	ReadAheadErrors  int64 // read-ahead bios that failed otherwise
 	ReadAheadSkipped int64 // pages of read-ahead windows left out: no room without passing Capacity, or a discard of them in progress
-	PagesRead        int64 // pages read from the device by ReadAt and WriteAt's partial-page fills (not read-ahead), successfully
+	PagesRead        int64 // pages read from the device by reads and partial-page writes' fills (not read-ahead), successfully
 	WrittenFlusher   int64 // page writes submitted by the background flusher (failed ones included; see WriteErrors)
 	WrittenThrottle  int64 // page writes submitted by throttled writers
 	WrittenSync      int64 // page writes submitted by Sync (and Close)
 	WriteErrors      int64 // page writes that failed
-	Throttled        int64 // WriteAt calls that did write-back themselves (or waited for it)
+	Throttled        int64 // writes that did write-back themselves (or waited for it)
 	Evictions        int64 // clean buffers dropped to make room
-	Overcommit       int64 // buffers ReadAt and WriteAt added above Capacity for lack of an evictable one (read-ahead never does)
+	Overcommit       int64 // buffers reads and writes added above Capacity for lack of an evictable one (read-ahead never does)
 	Invalidated      int64 // clean buffers dropped by Invalidate
 	Discarded        int64 // buffers dropped by Discard
 	DiscardWaits     int64 // page fills (and creations) that waited for a discard of their page in progress
 	Syncs            int64 // Sync calls (including Close's)
-	BufferWaits      int64 // sleeps on a buffer lock (to take it, or until it is released)
+	BufferWaits      int64 // waits for a buffer lock (to take it, or until it is released)
 	MovedAside       int64 // locked buffers walks moved aside (write-back and Sync: dirty ones to the busy list; Invalidate: clean ones to its own)
 	WalkSteps        int64 // items visited by Sync's and Invalidate's walks
 	WalkHolds        int64 // cache lock holds of Sync's and Invalidate's walks
 
-	// Lock is the cache lock's hold times: on the wall clock always, on
-	// the holder's CPU clock if Config.CPUHoldTime is set.
+	// Lock is the cache lock's hold times: on the wall clock unless
+	// Config.NoLockTiming, on the holder's CPU clock too if
+	// Config.CPUHoldTime is set.
 	Lock lockstat.Stats
 }
 
@@ -545,16 +600,21 @@ func (c *Cache) Stats() Stats {
 	s.Pages, s.Capacity, s.Dirty, s.Writeback, s.Busy = c.nrPages, c.capacity, c.nrDirty, c.nrWB, c.busy.n
 	s.Background, s.Hard = c.bgThresh, c.hdThresh
 	c.unlock()
-	s.Lock = c.hold.Stats()
+	if c.hold != nil {
+		s.Lock = c.hold.Stats()
+	}
 	return s
 }
 
 // ResetLockStats clears the lock hold-time histogram.
 func (c *Cache) ResetLockStats() {
-	c.hold.Reset()
+	if c.hold != nil {
+		c.hold.Reset()
+	}
 }
 
 // gosched gives other goroutines a chance at the cache lock between the
 // chunks of a walk (cond_resched): Go's mutex does not hand itself over on
-// Unlock, so a walker that relocked at once could keep it.
+// Unlock, so a walker that relocked at once could keep it. In a simulation
+// (one goroutine) it returns at once.
 func gosched() { runtime.Gosched() }

@@ -1,19 +1,38 @@
 // Package bcache is the core of a buffer cache in front of the request
 // layer: page-sized buffers (PageSize, 4096 bytes) keyed by page index over
 // a *blkq.Queue, with buffered writes, background write-back, throttling of
-// heavy writers, a Sync that terminates while others keep writing, and an
-// Invalidate (BLKFLSBUF's invalidate_bdev half) that terminates too.
+// heavy writers, read-ahead, a Sync (of the whole cache or of one File)
+// that terminates while others keep writing, and an Invalidate
+// (BLKFLSBUF's invalidate_bdev half) that terminates too.
 //
 // # Design
 //
+// One core, two clocks (cache.go). The cache has the request queue's shape:
+// a state machine under one lock, driven by the queue's Clock
+// (Config.Clock), that never blocks and never reads the wall clock. Every operation (StartRead,
+// StartWrite, StartSync, StartInvalidate, StartDiscard, StartClose, and the
+// flusher) runs until it must wait, registers one continuation and returns;
+// continuations queued under the lock run after it is released. A Client
+// (client.go) is a submitter: the cache's bios for it (fills, read-ahead,
+// write-back it is throttled into, its Sync's writes and flush) run as its
+// task, sleep in request allocation like any bio, and resume through
+// Config.Schedule. The same code runs in virtual time on a simulated device
+// (one goroutine, sim's event loop; Config.NoData keeps page states only,
+// Config.CopyNsPerKiB charges the copy on the clock) and on real goroutines
+// over a file. The blocking API (api.go: ReadAt, WriteAt, Sync, SyncFile,
+// Invalidate, Discard, Close) wraps each operation with a channel, as the
+// queue's api.go does.
+//
 // Buffers. A buffer holds one page of the device (8 sectors). Its state
-// (uptodate, dirty, locked, hashed, dirtying generation) is guarded by the
-// cache lock; its data by the buffer lock, a FIFO hand-off lock like 2.4's
-// BH_Lock: whoever holds it may read or write the data (a reader copying
-// out, a writer copying in, a read I/O filling it, a write I/O draining it).
-// A freed buffer lock passes straight to the oldest waiter, so no one can
-// steal it from a sleeper: the 2002 get_request fix's rule (FIFO, wake-one,
-// no stealing) applied to buffers, which bounds every wait for a buffer.
+// (uptodate, dirty, locked, hashed, dirtying generation, file) is guarded
+// by the cache lock. Its buffer lock is a state with a FIFO of
+// continuations, like 2.4's BH_Lock: whoever holds it may read or write the
+// data (a reader copying out, a writer copying in, a read I/O filling it, a
+// write I/O draining it). A freed buffer lock passes straight to the oldest
+// waiter, so no one can steal it from a waiter: the 2002 get_request fix's
+// rule (FIFO, wake-one, no stealing) applied to buffers, which bounds every
+// wait for a buffer. A writer of a page under write-back waits for that
+// write (stable pages), on every device.
 //
 // Lists. Every buffer is on exactly one list (or on a private list of a
 // running Invalidate), in a stable order:
@@ -34,7 +53,10 @@
 // with a marker node in the list, so after releasing the lock it resumes
 // where it left off, whatever was inserted or removed meanwhile; a second
 // marker put at the tail when the walk starts bounds it by the items present
-// then (everything added later goes behind that marker). Items found busy are
+// then (everything added later goes behind that marker). A walk that must
+// wait (for a buffer's lock, for its batch to be handed to the queue)
+// suspends between two holds with its markers in place, and its
+// continuation resumes it at its cursor. Items found busy are
 // moved aside to another list instead of being stepped over, so a walk makes
 // progress even when every item is busy and the lock is given up at every
 // step: the jbd commit loop that restarted from the beginning each time it
@@ -51,9 +73,11 @@
 // list and unlocks it.
 //
 // Background flushing and throttling (2.4's bdflush and balance_dirty, 2.6's
-// balance_dirty_pages). A flusher goroutine is kicked when dirty pages exceed
-// the background ratio of the cache's page capacity and writes batches
-// until they are back under it. A writer that finds dirty plus
+// balance_dirty_pages). The flusher is a task on the clock (pid 7 "bdflush"
+// by default), started by a timer when dirty pages exceed the background
+// ratio of the cache's page capacity; it submits the oldest batch, yields
+// through a timer once the batch is handed to the queue, and goes on until
+// they are back under it. A writer that finds dirty plus
 // under-write-back pages above the hard ratio does write-back itself, synchronously,
 // until the cache is under the ratio or it has written (or waited for)
 // max(WriteBatch, 2 × the pages it dirtied), which bounds the stall. The
@@ -64,7 +88,12 @@
 // Sync (the /bin/sync livelock fix of 2002: write_unlocked_buffers gives up
 // after writing the buffers that were dirty when it started). Sync stamps a
 // new generation; buffers dirtied from then on carry it, so "dirty before
-// Sync began" is a test on the buffer, not on the list. Sync then walks, in
+// Sync began" is a test on the buffer, not on the list. A Sync of one File
+// (AddFile: a byte range, an inode) is fsync as Linux scopes it: it owes
+// only that file's pages dirty at the call, and waits only for that file's
+// write-back in flight from before the call; the walks still step over the
+// other files' pages on the shared lists, bounded by the lists' lengths at
+// the call. Sync then walks, in
 // bounded chunks: (1) the dirty list up to its end marker, writing unlocked
 // buffers and moving locked ones to the busy list; (2) the busy list, waiting
 // for the buffer lock of each old-generation dirty buffer (a bounded FIFO
@@ -87,20 +116,32 @@
 // read, read-ahead) out until the device discard has completed, as Linux's
 // invalidate lock does, so that no old data comes back.
 //
-// Read-ahead (readahead.go): a read that continues a sequential stream reads
+// Reads (rw.go) submit the fills a call needs (up to max(WalkChunk, the
+// read-ahead window) pages at a time) under one plug, so that one call's
+// pages merge into one request, then take the pages in order. Read-ahead
+// (readahead.go): a read that continues a sequential stream (a Client's
+// own, or the blocking API's shared table of streams) reads
 // up to ReadAheadKB ahead (at most half the capacity, never past it, in
 // chunks of WalkChunk pages per lock hold) with read-ahead bios that fail
 // rather than sleep under request pressure.
 //
 // Write-back errors (errseq.go) reach Sync or Close as the device reported
-// them, as Linux's errseq reports them to fsync.
+// them, as Linux's errseq reports them to fsync; TakeWriteError takes the
+// one no Sync returned, for a run that ends without one.
+//
+// A run's end: StartClose writes everything back; StartQuiesce stops the
+// flusher and waits for what is in flight, leaving dirty pages dirty (as
+// fio leaves them without end_fsync); Idle reports that nothing is in
+// flight.
 //
 // Not yet: periodic write-back of old dirty buffers (kupdate's
 // dirty_expire).
 //
 // Instruments. Every hold of the cache lock is timed into an HdrHistogram
-// (Stats.Lock, package lockstat; optionally on the holder's CPU clock too), alongside counters of hits, reads,
-// writes by source, evictions, throttling and walk steps.
+// (Stats.Lock, package lockstat; optionally on the holder's CPU clock too;
+// off with Config.NoLockTiming, as simulated runs want), alongside counters
+// of hits, reads, writes by source, evictions, throttling and walk steps.
+// The timing is the only wall-clock reading, and it never drives the cache.
 //
 // Sources (docs/design.md, docs/discussions.md): the linux-kernel threads
 // "[patch] get_request starvation fix" of February 2002 (write_some_buffers,

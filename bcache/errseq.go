@@ -45,3 +45,18 @@ func (e *errState) takeWriteError(since uint64) error {
 	e.reportedSeq = e.errSeq
 	return err
 }
+
+// TakeWriteError returns the write-back error no Sync has returned yet (the
+// first one), or nil, and marks every error so far reported: what the last
+// close of a file that was never synced would report.
+func (c *Cache) TakeWriteError() error {
+	c.lock()
+	defer c.unlock()
+	if c.errSeq == c.reportedSeq {
+		return nil
+	}
+	err := c.unreported
+	c.unreported = nil
+	c.reportedSeq = c.errSeq
+	return err
+}

@@ -146,3 +146,24 @@ func readDisk(t *testing.T, path string, pages int64) []byte {
 	}
 	return buf
 }
+
+// writeSome writes back one batch as the flusher would (src's counter) and,
+// with wait, waits for its writes; it returns the pages submitted.
+func (c *Cache) writeSome(src wbSource, wait bool) int {
+	done := make(chan struct{})
+	c.lock()
+	batch := c.takeSome()
+	c.count(src, len(batch))
+	if wait && len(batch) > 0 {
+		w := &wbBatch{left: len(batch), done: func() { close(done) }}
+		for _, b := range batch {
+			b.wait = w
+		}
+	} else {
+		close(done)
+	}
+	c.unlock()
+	c.submitWrites(c.goClient(), batch, src, nil)
+	<-done
+	return len(batch)
+}

@@ -1,7 +1,6 @@
 package bcache
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -21,13 +20,18 @@ import (
 // sleep) leaves its buffer not uptodate, and the reader reads the page
 // itself when it gets there.
 //
-// Streams are recognised as Linux recognised them before per-file state:
-// by position. The cache remembers where the last raStreams sequential
-// readers will read next; a read at one of those pages continues that
-// stream, any other read starts a new one (replacing the oldest). A stream
+// Streams are recognised by position, in a table of raStreams entries: the
+// table remembers where the last raStreams sequential readers will read
+// next; a read at one of those pages continues that stream, any other read
+// starts a new one (replacing the oldest). A Client made with NewClient
+// has a table of its own (a process's read-ahead state, as Linux keeps one
+// per open file), so other clients' streams never push its own out; the
+// blocking API's calls, each a client of its own, share the cache's table,
+// as Linux recognised streams before per-file state. A stream
 // reads ahead again when the reader comes within half a window of where
 // its read-ahead ends, so one window is always in flight ahead of it.
-// The stream check rides in the lock hold that finishes the read.
+// The stream check rides in the lock hold that finishes the read. A stream
+// in a File (AddFile) never reads ahead past the file's end.
 //
 // Bounds, whatever read_ahead_kb says. Linux accepts any read_ahead_kb from
 // 0 to 2^32-1 KiB (queue_ra_store parses it with queue_var_store, which
@@ -61,15 +65,24 @@ type raStream struct {
 
 // raState is the cache's read-ahead state, guarded by the cache lock.
 type raState struct {
-	window  int64 // pages; 0 turns read-ahead off
-	streams [raStreams]raStream
-	oldest  int
+	window int64   // pages; 0 turns read-ahead off
+	shared raTable // the blocking API's streams
 }
 
 func (s *raState) init(pages int64) {
 	s.window = pages
-	for i := range s.streams {
-		s.streams[i] = raStream{next: -1, end: -1}
+	s.shared.init()
+}
+
+// raTable is a table of streams, guarded by the cache lock.
+type raTable struct {
+	streams [raStreams]raStream
+	oldest  int
+}
+
+func (t *raTable) init() {
+	for i := range t.streams {
+		t.streams[i] = raStream{next: -1, end: -1}
 	}
 }
 
@@ -93,24 +106,29 @@ func readAheadWindow(q *blkq.Queue, kb, capacity int) (int64, error) {
 	return min(max(n, 0)*1024/PageSize, int64(capacity/2)), nil
 }
 
-// noteRead notes a read of page p and, if p continues a stream whose
+// noteRead notes cl's read of page p and, if p continues a stream whose
 // read-ahead it is about to reach, returns the pages [from, to) to read
 // ahead (readAhead, after the lock is released). Called with the cache lock
-// held, in the hold that finishes the read; it does O(raStreams) work.
-func (c *Cache) noteRead(p int64) (from, to int64) {
+// held, in the hold that finishes the read; it does O(raStreams + log
+// files) work.
+func (c *Cache) noteRead(cl *Client, p int64) (from, to int64) {
 	if c.ra.window == 0 || c.closed {
 		return 0, 0
 	}
+	t := cl.ra
+	if t == nil {
+		t = &c.ra.shared
+	}
 	var st *raStream
-	for i := range c.ra.streams {
-		if c.ra.streams[i].next == p {
-			st = &c.ra.streams[i]
+	for i := range t.streams {
+		if t.streams[i].next == p {
+			st = &t.streams[i]
 			break
 		}
 	}
 	if st == nil { // a new stream: no read-ahead until it reads on
-		c.ra.streams[c.ra.oldest] = raStream{next: p + 1, end: p + 1}
-		c.ra.oldest = (c.ra.oldest + 1) % raStreams
+		t.streams[t.oldest] = raStream{next: p + 1, end: p + 1}
+		t.oldest = (t.oldest + 1) % raStreams
 		return 0, 0
 	}
 	st.next = p + 1
@@ -119,21 +137,23 @@ func (c *Cache) noteRead(p int64) (from, to int64) {
 	}
 	from = max(st.end, p+1)
 	to = min(p+1+c.ra.window, c.npages)
+	if f := c.fileOf(p); f != nil {
+		to = min(to, f.last+1) // never past the end of the file, as Linux never reads ahead past EOF
+	}
 	st.end = max(to, st.end)
 	return from, to
 }
 
 // readAhead reads the pages of [from, to) that are not cached with
-// read-ahead bios under one plug, adding their buffers at most WalkChunk
-// pages per hold of the cache lock and never past the capacity. Pages of
-// a discard in progress are skipped.
-func (c *Cache) readAhead(from, to int64) {
+// read-ahead bios submitted as cl, adding their buffers at most WalkChunk
+// pages per hold of the cache lock and never past the capacity, and
+// submitting each hold's bios before taking the lock again. Pages of a
+// discard in progress are skipped. It never waits: a read-ahead bio that
+// finds no request fails instead.
+func (c *Cache) readAhead(cl *Client, from, to int64) {
 	if from >= to {
 		return
 	}
-	t := blkq.NewGoroutineTask("bcache-ra")
-	ctx := blkq.WithTask(context.Background(), t)
-	c.q.Plug(t)
 	bufs := make([]*buffer, 0, WalkChunk)
 	for p, stop := from, false; p < to && !stop; {
 		bufs = bufs[:0]
@@ -159,19 +179,17 @@ func (c *Cache) readAhead(from, to int64) {
 			bufs = append(bufs, c.newBuffer(p))
 		}
 		c.st.ReadAheadPages += int64(len(bufs))
-		c.raWG.Add(len(bufs)) // under the lock that saw !closed: before Close waits
+		c.raInFlight += len(bufs) // under the lock that saw !closed: before Close waits
 		if c.raHook != nil {
 			c.raHook(steps, len(bufs))
 		}
 		c.unlock()
-		for _, b := range bufs {
-			b.data = make([]byte, PageSize)
-			bio := &blkq.Bio{Op: blkq.OpRead, Flags: blkq.FlagReadAhead, Sector: uint64(b.page) * sectorsPerPage,
-				Sectors: sectorsPerPage, Buf: b.data, Private: b, EndIO: c.endReadAhead}
-			c.q.Submit(ctx, bio) // never sleeps: a read-ahead bio fails instead
+		bios := make([]*blkq.Bio, len(bufs))
+		for i, b := range bufs {
+			bios[i] = c.pageBio(b, blkq.OpRead, blkq.FlagReadAhead, c.endReadAhead)
 		}
+		cl.submit(bios, nil) // never sleeps: a read-ahead bio fails instead
 	}
-	c.q.Finish(t)
 }
 
 // endReadAhead completes a read-ahead page: uptodate unless the bio failed
@@ -188,6 +206,7 @@ func (c *Cache) endReadAhead(bio *blkq.Bio, err error) {
 		c.st.ReadAheadErrors++
 	}
 	c.unlockBuffer(b)
+	c.raInFlight--
+	c.checkIdle()
 	c.unlock()
-	c.raWG.Done()
 }

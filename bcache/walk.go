@@ -101,6 +101,10 @@ const (
 // one, even if yield asks for the lock at every step and every item is busy.
 // A hold covers at most chunk items plus the markers of other walks (two
 // each) it steps over.
+//
+// A walk never blocks: between holds, wait may suspend it (a buffer lock
+// it waits for, its batch being handed to the queue); the continuation then
+// calls run again, and the walk goes on where its cursor is.
 type walk struct {
 	src   *blist
 	aside *blist // where vAside items go
@@ -117,80 +121,124 @@ type walk struct {
 	// release the lock now (need_resched).
 	yield func() bool
 	// between runs with the lock released after each hold and once at the
-	// end: it submits what visit collected and waits for what visit
-	// asked to wait for.
+	// end, without waiting.
 	between func()
+	// wait, if set, runs after between, with the lock released: it
+	// submits what visit collected and waits for what visit asked to wait
+	// for. It returns true when it has suspended the walk (resume will be
+	// called once); it is then called again, until it returns false,
+	// before the walk's next hold.
+	wait func(resume func()) bool
+	// then, if set, runs once the walk has ended, with the lock released.
+	then func()
 
 	// Results.
 	steps      int // items visited
 	markers    int // other walks' markers stepped over (not steps)
 	holds      int // lock holds
 	maxPerHold int // most steps in one hold
+
+	cur, end node // markers: buf == nil
+	started  bool
+	waiting  bool // in wait
+	done     bool // the last hold has run
+	lp       loop
 }
 
-// run performs the walk. The lock must not be held.
-func (w *walk) run() {
+// run performs the walk, or goes on with it after a suspension. The lock
+// must not be held.
+func (w *walk) run() { w.lp.kick(w.step) }
+
+func (w *walk) step() bool {
+	if w.waiting {
+		if w.wait(w.run) {
+			return false
+		}
+		w.waiting = false
+		return w.next()
+	}
+	w.hold()
+	if w.between != nil {
+		w.between()
+	}
+	if w.wait != nil {
+		w.waiting = true
+		if w.wait(w.run) {
+			return false
+		}
+		w.waiting = false
+	}
+	return w.next()
+}
+
+// next ends the walk after its last hold, or asks for the next hold.
+func (w *walk) next() bool {
+	if !w.done {
+		return true
+	}
+	if w.then != nil {
+		w.then()
+	}
+	return false
+}
+
+// hold runs one hold of the lock.
+func (w *walk) hold() {
 	chunk := w.chunk
 	if chunk <= 0 {
 		chunk = WalkChunk
 	}
-	var cur, end node // markers: buf == nil
 	w.lock()
-	w.src.pushFront(&cur)
-	w.src.pushBack(&end)
-	for done := false; !done; {
-		n := 0
-		for n < chunk {
-			nx := cur.next
-			// Step over other walks' markers (at most two per walk) in the
-			// same hold: they are not work, and ending a hold on one would
-			// let two walks leapfrog each other's cursors for ever.
-			for nx != &end && nx.buf == nil {
-				cur.unlink()
-				w.src.insertAfter(&cur, nx)
-				w.markers++
-				nx = cur.next
-			}
-			if nx == &end {
-				done = true
-				break
-			}
-			n++
-			b := nx.buf
-			if w.before != nil {
-				w.before(b)
-			}
-			v := w.visit(b)
-			switch v {
-			case vKeep, vWait:
-				cur.unlink()
-				w.src.insertAfter(&cur, nx)
-			case vTake:
-				if nx.list == w.src {
-					panic("bcache: walk visit took an item it left on the list")
-				}
-			case vAside:
-				nx.moveTo(w.aside)
-			case vStop:
-				done = true
-			}
-			if done || v == vWait || (w.yield != nil && w.yield()) {
-				break
-			}
+	if !w.started {
+		w.started = true
+		w.src.pushFront(&w.cur)
+		w.src.pushBack(&w.end)
+	}
+	n := 0
+	for n < chunk {
+		nx := w.cur.next
+		// Step over other walks' markers (at most two per walk) in the
+		// same hold: they are not work, and ending a hold on one would
+		// let two walks leapfrog each other's cursors for ever.
+		for nx != &w.end && nx.buf == nil {
+			w.cur.unlink()
+			w.src.insertAfter(&w.cur, nx)
+			w.markers++
+			nx = w.cur.next
 		}
-		w.steps += n
-		w.maxPerHold = max(w.maxPerHold, n)
-		w.holds++
-		if done {
-			cur.unlink()
-			end.unlink()
+		if nx == &w.end {
+			w.done = true
+			break
 		}
-		w.unlock()
-		if w.between != nil {
-			w.between()
+		n++
+		b := nx.buf
+		if w.before != nil {
+			w.before(b)
 		}
-		if !done {
-			w.lock()
+		v := w.visit(b)
+		switch v {
+		case vKeep, vWait:
+			w.cur.unlink()
+			w.src.insertAfter(&w.cur, nx)
+		case vTake:
+			if nx.list == w.src {
+				panic("bcache: walk visit took an item it left on the list")
+			}
+		case vAside:
+			nx.moveTo(w.aside)
+		case vStop:
+			w.done = true
+		}
+		if w.done || v == vWait || (w.yield != nil && w.yield()) {
+			break
 		}
 	}
+	w.steps += n
+	w.maxPerHold = max(w.maxPerHold, n)
+	w.holds++
+	if w.done {
+		w.cur.unlink()
+		w.end.unlink()
+	}
+	w.unlock()
 }

@@ -12,9 +12,10 @@ package engine
 // are bounded by the request pool times the largest request, whatever
 // iodepth says.
 //
-// Buffered I/O on a file goes through the buffer cache on goroutines of
-// its own, which hold no request: there a buffer is taken by the
-// goroutine, and at most cacheSlots of them hold one at a time.
+// Buffered I/O on a file goes through the page cache, whose calls hold no
+// request: there a call takes its buffer when it starts, and at most
+// cacheSlots calls hold one at a time (the others wait their turn, without
+// blocking anyone: withSlot).
 //
 // Freed buffers are kept for reuse, by power-of-two size class, up to a
 // limit in bytes set from the queue's pool (setLimit); beyond it they are
@@ -37,11 +38,13 @@ type bufPool struct {
 	limit     int64        // most bytes kept in free
 	allocated int64        // bytes ever allocated (for tests)
 
-	slots chan struct{} // cache I/Os holding a buffer
+	slots     int          // most page cache calls holding a buffer at once
+	slotsUsed int          // calls holding one
+	slotWait  []slotWaiter // calls waiting for one, in order
 }
 
 func newBufPool(limit int64, cacheSlots int) *bufPool {
-	return &bufPool{limit: limit, slots: make(chan struct{}, max(cacheSlots, 1))}
+	return &bufPool{limit: limit, slots: max(cacheSlots, 1)}
 }
 
 func bufClass(n int) int { return max(bits.Len(uint(n-1)), minBufClass) }
@@ -89,15 +92,39 @@ func (p *bufPool) setLimit(limit int64) {
 	p.mu.Unlock()
 }
 
-// getSlot waits for one of the cache slots, then returns get(n). It
-// blocks: call it off the executor.
-func (p *bufPool) getSlot(n int) []byte {
-	p.slots <- struct{}{}
-	return p.get(n)
+// withSlot calls f with a buffer of n bytes once one of the cache slots
+// is free: at once, or on the goroutine that frees one (putSlot), in the
+// order the calls came. It never blocks.
+func (p *bufPool) withSlot(n int, f func(buf []byte)) {
+	p.mu.Lock()
+	if p.slotsUsed < p.slots {
+		p.slotsUsed++
+		p.mu.Unlock()
+		f(p.get(n))
+		return
+	}
+	p.slotWait = append(p.slotWait, slotWaiter{n, f})
+	p.mu.Unlock()
 }
 
-// putSlot gives back a buffer from getSlot and its slot.
+// putSlot gives back a buffer from withSlot and its slot, which passes to
+// the oldest call waiting for one.
 func (p *bufPool) putSlot(b []byte) {
 	p.put(b)
-	<-p.slots
+	p.mu.Lock()
+	if len(p.slotWait) == 0 {
+		p.slotsUsed--
+		p.mu.Unlock()
+		return
+	}
+	w := p.slotWait[0]
+	p.slotWait = p.slotWait[1:]
+	p.mu.Unlock()
+	w.f(p.get(w.n))
+}
+
+// slotWaiter is a cache call waiting for a slot.
+type slotWaiter struct {
+	n int
+	f func([]byte)
 }

@@ -21,9 +21,8 @@
 //     (gen.go) under rate limits, or a trace's records (replay.go, read
 //     as a stream within a bounded window by replaysource.go).
 //   - Its path (path.go), chosen once when the job is made, takes each
-//     I/O to the device: straight to the queue, through the simulated page
-//     cache of a simulated device (writeback.go, readahead.go), or through
-//     bcache on a real file.
+//     I/O to the device: straight to the queue, or, buffered, through the
+//     run's page cache, bcache's core, on every device (cache.go).
 //   - The queue (package blkq) completes the bio; its EndIO (job.go)
 //     brings the completion back to the job on the executor.
 //

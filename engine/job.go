@@ -37,7 +37,6 @@ type job struct {
 	index   int    // position in the run
 	segment int    // stonewall segment: jobs between two stonewalls, for exit_what
 
-	copyUntil           blkq.Time // when the job's last page-cache copy ends
 	inflight            int
 	start, end, rampEnd blkq.Time
 	limit               int64 // bytes to issue; 0: until runtime
@@ -54,17 +53,6 @@ type job struct {
 	st   *jobStats
 
 	submitted, ended int64 // bios, for the exactly-once check
-
-	ra *readahead   // buffered sequential readers on simulated devices
-	wb *wbSubmitter // the job's own write-back (throttling, fsync) on simulated devices
-}
-
-// writeback returns the submitter of the job's own write-back.
-func (j *job) writeback() *wbSubmitter {
-	if j.wb == nil {
-		j.wb = newWBSubmitter(j.r.sc, j.main.task)
-	}
-	return j.wb
 }
 
 // A submitter is a task of a job: the job's own, or one per pid of a
@@ -239,9 +227,6 @@ func (j *job) pump() {
 		if !ok {
 			continue // its task sleeps: the loop ends if it was the job's own
 		}
-		if j.state.paused() {
-			break // writing back for the page cache (balance_dirty)
-		}
 		if j.inflight >= j.depth && j.low < j.depth {
 			j.state.setDrain(true)
 		}
@@ -324,7 +309,7 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 	b.Buf = nil
 	if d := j.r.data; d != nil {
 		// The buffer is the bio's until its EndIO (bufpool.go); through
-		// the buffer cache, the path's goroutine takes one of its own.
+		// the page cache, the path takes one of its own for the call.
 		if io.op != blkq.OpDiscard && j.path.bioBuffers() {
 			b.Buf = d.bufs.get(int(io.length))
 			if io.op == blkq.OpWrite {
@@ -357,10 +342,6 @@ func (j *job) issueSync(end bool) {
 func (j *job) wake(s *submitter, resume func() bool) {
 	j.r.exec.AfterFunc(j.r.wakeDelay(), func() {
 		if !resume() {
-			return
-		}
-		if wb := j.wb; wb != nil && wb.asleep {
-			wb.resumed() // it slept writing back for the page cache
 			return
 		}
 		s.asleep = false
@@ -425,7 +406,7 @@ func (j *job) done(u *ioUnit, err error) {
 
 // maybeFinish ends the job when it has nothing more to do.
 func (j *job) maybeFinish() {
-	if j.state.ended() || j.inflight > 0 || j.main.asleep || j.state.syncBusy() || (j.ra != nil && j.ra.inflight > 0) {
+	if j.state.ended() || j.inflight > 0 || j.main.asleep || j.state.syncBusy() {
 		return
 	}
 	if !j.state.stopping() && !j.limitReached() && !j.state.syncDue() {

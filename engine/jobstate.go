@@ -29,9 +29,8 @@ const (
 type pause uint8
 
 const (
-	pauseNone      pause = iota
-	pauseTimer           // thinktime or a rate limit: a timer pumps the job
-	pauseThrottled       // writing back a batch for the page cache (balance_dirty)
+	pauseNone  pause = iota
+	pauseTimer       // thinktime or a rate limit: a timer pumps the job
 )
 
 type syncPhase uint8

@@ -57,7 +57,8 @@ func TestJobStateSync(t *testing.T) {
 }
 
 // TestPathChosenOncePerJob: direct jobs go to the queue, buffered ones
-// through the page cache the run has, or to the queue if it has none.
+// through the run's page cache (on every device), or to the queue if it
+// has none (a file opened with O_DIRECT).
 func TestPathChosenOncePerJob(t *testing.T) {
 	direct, buffered := &job{spec: &fio.Job{Direct: true}}, &job{spec: &fio.Job{}}
 	for _, tc := range []struct {
@@ -66,11 +67,9 @@ func TestPathChosenOncePerJob(t *testing.T) {
 		j    *job
 		want string
 	}{
-		{"direct, sim cache", &runner{sc: &simCache{}}, direct, "engine.directPath"},
-		{"direct, file cache", &runner{cache: &bcache.Cache{}}, direct, "engine.directPath"},
-		{"buffered, sim", &runner{sc: &simCache{}}, buffered, "*engine.simCachePath"},
-		{"buffered, file", &runner{cache: &bcache.Cache{}}, buffered, "*engine.fileCachePath"},
-		{"buffered, null", &runner{}, buffered, "engine.directPath"},
+		{"direct, cache", &runner{cache: &bcache.Cache{}}, direct, "engine.directPath"},
+		{"buffered, cache", &runner{cache: &bcache.Cache{}}, buffered, "*engine.cachePath"},
+		{"buffered, no cache", &runner{}, buffered, "engine.directPath"},
 	} {
 		if got := typeName(tc.r.pathFor(tc.j)); got != tc.want {
 			t.Errorf("%s: path %s, want %s", tc.name, got, tc.want)

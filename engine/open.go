@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"github.com/blkq-dev/blkq"
-	"github.com/blkq-dev/blkq/bcache"
 	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/workload/fio"
 )
@@ -41,11 +40,20 @@ func (r *runner) capacity(need int64) (int64, error) {
 	return 0, fmt.Errorf("unknown device %q: want sim:hdd, sim:ssd, null or file:PATH", r.opt.Device)
 }
 
-// open makes the executor, the device and the queue, and the jobs' stats.
+// open makes the executor, the device and the queue, the page cache of
+// buffered jobs, and the jobs' stats. A file is opened once, with the
+// first job's direct=: its jobs are buffered through the cache only if
+// that one is (the cache's pages are not aligned for O_DIRECT).
 func (r *runner) open(lay *layout) error {
 	direct := len(r.jf.Jobs) > 0 && r.jf.Jobs[0].Direct
 	if err := r.openQueue(lay.capacity, direct, true); err != nil {
 		return err
+	}
+	if file := strings.HasPrefix(r.opt.Device, "file:"); !file || !direct {
+		if err := r.openCache(lay, file); err != nil {
+			r.dev.Close()
+			return err
+		}
 	}
 	r.openStats()
 	return nil
@@ -53,8 +61,8 @@ func (r *runner) open(lay *layout) error {
 
 // openQueue makes the executor, a device of capacity bytes and the queue
 // in front of it, with the run's tunables and tracers (OpenQueue). On a
-// file, fioJobs has the data the jobs write checked (data.go) and, unless
-// direct, their I/O served through bcache; a replay's goes to the queue.
+// file, fioJobs has the data the jobs write checked (data.go); a replay's
+// I/O goes to the queue.
 func (r *runner) openQueue(capacity int64, direct, fioJobs bool) error {
 	kind, arg, _ := strings.Cut(r.opt.Device, ":")
 	setup := r.opt.queueSetup(capacity)
@@ -94,14 +102,6 @@ func (r *runner) openQueue(capacity int64, direct, fioJobs bool) error {
 		r.data = newDataCheck(r.opt.Seed, r.dev.Capacity())
 		r.q.AddTracer(r.data.refusals(r.exec))
 		r.sizeBufPool()
-	}
-	if kind == "file" && fioJobs && !direct {
-		// direct=0 on a real file: jobs read and write through blkq's
-		// buffer cache; write-back reaches the queue.
-		if r.cache, err = bcache.New(r.q, bcache.Config{}); err != nil {
-			r.dev.Close()
-			return err
-		}
 	}
 	return nil
 }

@@ -77,9 +77,9 @@ type Result struct {
 	Verified int64
 	// Elapsed is the run's length on the run's clock.
 	Elapsed time.Duration
-	// PageCache is the write-back of buffered jobs on a simulated device
-	// (nil if there were none).
-	PageCache *SimCacheStats
+	// PageCache is the page cache's work for buffered jobs (nil if there
+	// were none).
+	PageCache *CacheStats
 	// IOErrors are fio's lines for the I/Os that failed ("fio: io_u error
 	// on file ..."), for stderr, in the order they failed.
 	IOErrors []string
@@ -104,11 +104,14 @@ type runner struct {
 	disk    *blkq.DiskStats
 	pids    *pidStats
 
-	simulated bool          // the executor is the event loop itself
-	cache     *bcache.Cache // the buffer cache of a buffered file run
-	sc        *simCache     // the page cache of a buffered simulated run
-	rng       *sim.RNG      // the run's random stream: each job's and the wake-ups' are split from it
-	wakeRNG   *sim.RNG
+	simulated  bool                   // the executor is the event loop itself
+	cache      *bcache.Cache          // the page cache of buffered jobs (cache.go)
+	files      map[int64]*bcache.File // the cache's files, by device offset
+	closeCache bool                   // a file's cache: closed after the run, all written back
+	syncs      []SyncStats            // the buffered jobs' fsyncs
+	cacheErr   error                  // the write-back error of an interrupted run's final Sync
+	rng        *sim.RNG               // the run's random stream: each job's and the wake-ups' are split from it
+	wakeRNG    *sim.RNG
 
 	doneJobs atomic.Int64 // for the progress line, read off the executor
 
@@ -149,18 +152,6 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 				break
 			}
 		}
-	} else if !r.simulated {
-		for _, j := range jf.Jobs {
-			if !j.Direct {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: buffered I/O (direct=0) on %s: there is no page cache on this device; the I/O goes straight to the queue", jobPlace(jf, j), j.Name, opt.Device))
-				break
-			}
-		}
-	}
-	for _, j := range r.jobs {
-		if !j.spec.Direct && r.simulated && r.sc == nil {
-			r.sc = newSimCache(r)
-		}
 	}
 	for _, j := range jf.Jobs {
 		if bufferedLibaio(j) && j.IODepth > 1 {
@@ -168,7 +159,6 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 		}
 	}
 	for _, j := range r.jobs {
-		j.ra = newReadahead(j)
 		j.path = r.pathFor(j)
 	}
 	if err := r.execute(res); err != nil {
@@ -201,15 +191,13 @@ func (r *runner) execute(res *Result) error {
 	r.exec.Run()
 	stopProgress()
 	unwatch()
-	var cacheStats *bcache.Stats
-	if r.cache != nil {
-		// Write back everything (the run's end includes it); then the
-		// check below reads the file through the queue, past the cache.
+	if r.cache != nil && r.closeCache {
+		// A file: write back everything (the run's end includes it);
+		// then the check below reads the file through the queue, past
+		// the cache.
 		if err := r.cache.Close(); err != nil {
 			r.writebackFailed(err) // the jobs' error, as a failed close(2) would be
 		}
-		st := r.cache.Stats()
-		cacheStats = &st
 	}
 	if ex, ok := r.exec.(*realExec); ok {
 		ex.drain() // completions of the final write-back
@@ -223,19 +211,21 @@ func (r *runner) execute(res *Result) error {
 	res.Interrupted = r.interrupted
 	res.Disk = *r.disk // before the read-back check below adds its reads
 	res.Run = r.report(end)
-	if r.sc != nil {
-		st := r.sc.st
-		st.DirtyAtEnd = r.sc.nrDirty
-		res.PageCache = &st
+	if c := r.cache; c != nil {
+		st := c.Stats()
+		res.PageCache = &CacheStats{Stats: st, DirtyAtEnd: st.Dirty, Syncs: r.syncs}
 		res.Run.PageCache = &report.PageCacheStats{WrittenFlusher: st.WrittenFlusher, WrittenThrottle: st.WrittenThrottle,
 			WrittenSync: st.WrittenSync, Throttled: st.Throttled, ReadHits: st.ReadHits, MaxDirty: st.MaxDirty,
-			Background: r.sc.bgThresh, Hard: r.sc.hdThresh, ReadAheadDropped: r.droppedReadAhead()}
-	}
-	if cacheStats != nil {
-		st := cacheStats
-		res.Run.PageCache = &report.PageCacheStats{WrittenFlusher: st.WrittenFlusher, WrittenThrottle: st.WrittenThrottle,
-			WrittenSync: st.WrittenSync, Throttled: st.Throttled, ReadHits: st.ReadHits, MaxDirty: st.MaxDirty,
-			Background: st.Background, Hard: st.Hard, ReadAheadDropped: st.ReadAheadDropped}
+			Background: st.Background, Hard: st.Hard, ReadAheadDropped: r.droppedReadAhead()}
+		if !r.closeCache {
+			err := c.TakeWriteError()
+			if err == nil {
+				err = r.cacheErr
+			}
+			if err != nil {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: page cache write-back failed (no fsync reported it): %v", r.jf.Path, err))
+			}
+		}
 	}
 	if r.data != nil {
 		n, err := r.data.verify(r.q)
@@ -256,9 +246,6 @@ func (r *runner) execute(res *Result) error {
 	if r.wbErr != nil && !r.wbErrTaken {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("buffer cache write-back at the end of the run failed (no fsync reported it): %v", r.wbErr))
 	}
-	if r.sc != nil && r.sc.err != nil {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: page cache write-back failed (no fsync reported it): %v", r.jf.Path, r.sc.err))
-	}
 	return nil
 }
 
@@ -269,12 +256,9 @@ func (r *runner) checkInvariants() error {
 		if j.submitted != j.ended || j.inflight != 0 {
 			return fmt.Errorf("internal error: job %s submitted %d bios, %d ended, %d in flight", j.name, j.submitted, j.ended, j.inflight)
 		}
-		if ra := j.ra; ra != nil && (ra.submitted != ra.ended || ra.inflight != 0) {
-			return fmt.Errorf("internal error: job %s submitted %d read-ahead bios, %d ended, %d in flight", j.name, ra.submitted, ra.ended, ra.inflight)
-		}
 	}
-	if c := r.sc; c != nil && (c.submitted != c.ended || c.nrWB != 0) {
-		return fmt.Errorf("internal error: page cache submitted %d write-back bios, %d ended, %d pages under write-back", c.submitted, c.ended, c.nrWB)
+	if c := r.cache; c != nil && !c.Idle() {
+		return fmt.Errorf("internal error: page cache not idle after the run: %+v", c.Stats())
 	}
 	if err := r.q.Check(true); err != nil {
 		return fmt.Errorf("internal error after the run: %w", err)
@@ -366,14 +350,8 @@ func (r *runner) jobFinished(j *job) {
 		}
 	}
 	if r.left == 0 {
-		if r.sc != nil && r.interrupted {
-			r.sc.writeBackAll(r.exec.Stop)
-			return
-		}
-		if r.sc != nil {
-			// Let write-back in flight end; what is still dirty stays
-			// dirty, as fio leaves it without end_fsync.
-			r.sc.stop(r.exec.Stop)
+		if r.cache != nil {
+			r.endCache(r.exec.Stop)
 			return
 		}
 		r.exec.Stop()

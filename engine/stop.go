@@ -1,9 +1,5 @@
 package engine
 
-import (
-	"github.com/blkq-dev/blkq/bcache"
-)
-
 // Interrupting a run (Options.Stop; fio's SIGINT and SIGTERM).
 //
 // Stop is closed on another goroutine, at a wall-clock moment, while the
@@ -15,9 +11,9 @@ import (
 // flag interrupts the run. Either way the jobs then issue nothing more,
 // their I/O in flight ends, each job finishes as if its runtime had ended
 // (jobs that had not started end without running, as exitall ends them),
-// and what is dirty is written back: bcache's Close on a file, the
-// flusher writing every dirty page on a simulated device (where an
-// uninterrupted run leaves dirty pages dirty, as fio leaves them). The
+// and what is dirty is written back: the page cache's Close on a file, a
+// Sync of the whole cache as the flusher elsewhere (where an uninterrupted
+// run leaves dirty pages dirty, as fio leaves them; cache.go). The
 // report then covers what ran, up to the stop.
 
 // watchStop makes a closing of opt.Stop interrupt the run; the returned
@@ -80,24 +76,4 @@ func (r *runner) stopJobs() {
 			j.cancel()
 		}
 	}
-}
-
-// writeBackAll, at the end of an interrupted simulated run, lets the
-// flusher's batch and all write-back in flight end, then has the flusher
-// write every page still dirty, a batch after another, and calls done
-// once the last has been written.
-func (c *simCache) writeBackAll(done func()) {
-	c.stop(func() { c.writeRest(done) })
-}
-
-func (c *simCache) writeRest(done func()) {
-	pages := c.takeDirty(bcache.WriteBatch)
-	if len(pages) == 0 {
-		c.stop(done) // when the batches in flight have ended
-		return
-	}
-	c.st.WrittenFlusher += int64(len(pages))
-	c.flusher.start(pages, 0, nil, func() {
-		c.r.exec.AfterFunc(0, func() { c.writeRest(done) })
-	})
 }

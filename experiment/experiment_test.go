@@ -112,15 +112,23 @@ func TestPassoversWriteback(t *testing.T) {
 // the page cache, legacy's longest sleep grows with the run (a sleeper can
 // lose every race while the load lasts) while fair's stays put (one trip
 // through the FIFO). Doubling the run changes fair's longest sleep by at
-// most 10%; it grows legacy's at least 1.4x direct, and through the page
-// cache, where write-back bursts bound it, for every seed and by at least
-// 1.2x on average over seeds 1-4 (one seed's growth ranges from 1.04x to
-// 1.7x by seed: measured over seeds 1-8, before and after the random
-// streams moved to sim.RNG). Fair also wakes tasks far less often and its
-// longest sleep stays within 3x its median.
+// most 10% direct, for every seed; it grows legacy's at least 1.4x direct,
+// and through the page cache, where write-back bursts bound it, for every
+// seed and by at least 1.2x on average over seeds 1-4 (one seed's growth
+// ranged from 1.04x to 1.7x by seed before the page cache was bcache's,
+// from 1.4x to 2.5x since: measured over seeds 1-8). Through the page
+// cache fair's longest sleep stays below legacy's, for every seed, and
+// grows by at most 10% on average over seeds 1-4: since each job reads
+// ahead on its own sequential reads (bcache's per-client streams), the
+// throttled writers run faster and, on some seeds, hold the write pool in
+// the steady state conceded in the 2002 thread (the free count between 0
+// and batch_requests, so no sleeper is woken) for part of the run: seed 3
+// grows 1.23x, the others 1.00x (seeds 1-8: five of eight 1.00x). Fair
+// also wakes tasks far less often and its longest sleep stays within 3x
+// its median.
 func TestStarvationBoundedness(t *testing.T) {
 	e, _ := Get("starvation")
-	var bufGrowth float64
+	var bufGrowth, fairBufGrowth float64
 	const seeds = 4
 	for seed := uint64(1); seed <= seeds; seed++ {
 		short, _, err := Run(e, Options{Seed: seed, Scale: 0.5})
@@ -138,17 +146,24 @@ func TestStarvationBoundedness(t *testing.T) {
 			buffered := i == 2
 			if buffered {
 				bufGrowth += ll.maxWait / ls.maxWait / seeds
+				fairBufGrowth += fl.maxWait / fs.maxWait / seeds
+				if fl.maxWait >= ll.maxWait {
+					t.Errorf("%s: fair's longest sleep %.0f ms at the full run, legacy's %.0f ms: want fair's below", name, fl.maxWait, ll.maxWait)
+				}
 			}
 			if ll.maxWait <= ls.maxWait || !buffered && ll.maxWait < 1.4*ls.maxWait {
 				t.Errorf("%s: legacy's longest sleep %.0f ms at half the run, %.0f ms at the full run: want growth (>= 1.4x direct)", name, ls.maxWait, ll.maxWait)
 			}
-			if d := abs(fl.maxWait-fs.maxWait) / fs.maxWait; d > 0.1 {
+			if d := abs(fl.maxWait-fs.maxWait) / fs.maxWait; !buffered && d > 0.1 {
 				t.Errorf("%s: fair's longest sleep %.0f ms at half the run, %.0f ms at the full run: want within 10%%", name, fs.maxWait, fl.maxWait)
 			}
 			if fl.wakeups >= ll.wakeups || fl.maxOverMedian > 3 {
 				t.Errorf("%s: fair %d wake-ups vs legacy %d, fair max/median %.2f", name, fl.wakeups, ll.wakeups, fl.maxOverMedian)
 			}
 		}
+	}
+	if fairBufGrowth > 1.1 {
+		t.Errorf("through the page cache, fair's longest sleep grows %.2fx on average over seeds 1-%d when the run doubles: want within 10%%", fairBufGrowth, seeds)
 	}
 	if bufGrowth < 1.2 {
 		t.Errorf("through the page cache, legacy's longest sleep grows %.2fx on average over seeds 1-%d when the run doubles: want >= 1.2x", bufGrowth, seeds)

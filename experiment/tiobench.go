@@ -14,8 +14,8 @@ import (
 // allocation. Sequential readers are buffered and get read-ahead
 // (read_ahead_kb 128 in flight as read-ahead bios), as tiobench's reads
 // through the page cache did. Writes run direct, and buffered through the
-// page cache and its flusher (engine/writeback.go), where a thread over the
-// hard dirty threshold writes back 32 pages itself. Columns as tiobench
+// page cache and its flusher (bcache, through engine/cache.go), where a
+// thread over the hard dirty threshold writes back the oldest pages itself. Columns as tiobench
 // prints them.
 
 var tiobenchThreads = []int{8, 16, 32, 64, 128}

@@ -205,6 +205,9 @@ func TestEveryReplayFlagChangesTheReplay(t *testing.T) {
 		"output-format": {with: []string{"--output-format=normal"}, ok: differs},
 		"minimal":       {with: []string{"--minimal"}, ok: isTerse},
 		"terse-version": {with: []string{"--terse-version=2"}, ok: refusedBeforeRun},
+		"runtime-cap": {with: []string{"--runtime-cap=100ms"}, ok: func(w, b outcome) bool {
+			return w.err == nil && w.out != b.out && strings.Contains(w.errOut, "stopped at its runtime cap (100ms)") && !strings.Contains(b.errOut, "runtime cap")
+		}},
 		"size-cap": {base: []string{img("a.img")}, with: []string{img("b.img"), "--size-cap=1m"}, ok: func(w, b outcome) bool {
 			fa, ea := os.Stat(filepath.Join(dir, "a.img"))
 			fb, eb := os.Stat(filepath.Join(dir, "b.img"))

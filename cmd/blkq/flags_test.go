@@ -186,12 +186,13 @@ func TestReplayCompareChecksEveryValueBeforeTheFirstReplay(t *testing.T) {
 	}
 }
 
-// TestReplayRefusesFlagsItWouldIgnore: replay has no runtime to cap, and
-// --size-cap sizes only a file: device; given where they do nothing, they
-// are usage errors rather than silently ignored.
+// TestReplayRefusesFlagsItWouldIgnore: --size-cap sizes only a file:
+// device; given where it does nothing, it is a usage error rather than
+// silently ignored. A negative --runtime-cap is refused as run refuses it
+// (a replay's runtime cap stops it: TestEveryReplayFlagChangesTheReplay).
 func TestReplayRefusesFlagsItWouldIgnore(t *testing.T) {
 	for _, args := range [][]string{
-		{"--runtime-cap=1s", tpcc},
+		{"--runtime-cap=-1s", tpcc},
 		{"--size-cap=64m", tpcc},
 		{"--device=sim:ssd", "--size-cap=64m", tpcc},
 		{"--device=null", "--size-cap=64m", tpcc},

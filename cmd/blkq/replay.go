@@ -31,6 +31,7 @@ func (f *cliFlags) replay(path string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	base.RuntimeCap = f.runtimeCap
 	switch {
 	case base.SizeCap > 0 && !strings.HasPrefix(base.Device, "file:"):
 		return usagef("--size-cap: in a replay it sizes a file: device; %s keeps its size", deviceName(base.Device))

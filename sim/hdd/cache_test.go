@@ -6,6 +6,7 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/sim"
+	"github.com/blkq-dev/blkq/sim/simtest"
 )
 
 const (
@@ -275,7 +276,7 @@ func seqMBps(p Params, n uint32, total uint64) float64 {
 	end := total / 512
 	var first blkq.Time
 	issue := func() {
-		d.Issue(read(next, n))
+		d.Issue(simtest.Read(next, n))
 		next += uint64(n)
 	}
 	d.Attach(func(rq *blkq.Request, err error) {
@@ -508,7 +509,7 @@ func roundRobin(p Params, streams int, extent uint64, random bool, n int) float6
 		} else {
 			next[i] += 8
 		}
-		d.Issue(read(s, 8))
+		d.Issue(simtest.Read(s, 8))
 	}
 	d.Attach(func(rq *blkq.Request, err error) {
 		if err != nil {

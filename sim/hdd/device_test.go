@@ -12,28 +12,22 @@ import (
 
 var _ blkq.Device = (*Device)(nil)
 
-type completion = simtest.Completion
-
-func attach(l *sim.Loop, d *Device) *[]completion { return simtest.Record(l, d) }
-
-var read = simtest.Read
-
 func TestDeviceFIFO(t *testing.T) {
 	l := sim.NewLoop()
 	d := New(l, roundParams)
-	got := attach(l, d)
+	got := simtest.Record(l, d)
 	if d.Name() != "sim:hdd" || d.Capacity() != 100_000 || d.Depth() != 1 {
 		t.Fatalf("name %q capacity %d depth %d", d.Name(), d.Capacity(), d.Depth())
 	}
 	// Three requests at once (as if the queue ignored the depth): served
 	// in arrival order, each from where the last left the head.
-	a, b, c := read(125, 8), read(25, 8), read(99925, 8)
+	a, b, c := simtest.Read(125, 8), simtest.Read(25, 8), simtest.Read(99925, 8)
 	inIssue := true
 	d.Attach(func(rq *blkq.Request, err error) {
 		if inIssue {
 			t.Error("complete called from inside Issue")
 		}
-		*got = append(*got, completion{Rq: rq, At: l.Now(), Err: err})
+		*got = append(*got, simtest.Completion{Rq: rq, At: l.Now(), Err: err})
 	})
 	d.Issue(a)
 	d.Issue(b)
@@ -70,8 +64,8 @@ func TestDeviceFIFO(t *testing.T) {
 func TestDeviceFlushDiscard(t *testing.T) {
 	l := sim.NewLoop()
 	d := New(l, roundParams)
-	got := attach(l, d)
-	rd := read(25, 8)
+	got := simtest.Record(l, d)
+	rd := simtest.Read(25, 8)
 	fl := &blkq.Request{Op: blkq.OpFlush}
 	dc := &blkq.Request{Op: blkq.OpDiscard, Sector: 50000, Sectors: 1000}
 	d.Issue(rd)
@@ -98,16 +92,16 @@ func TestDeviceFlushDiscard(t *testing.T) {
 func TestDeviceOutOfRange(t *testing.T) {
 	l := sim.NewLoop()
 	d := New(l, roundParams)
-	got := attach(l, d)
+	got := simtest.Record(l, d)
 	for _, rq := range []*blkq.Request{
-		read(100_000, 1),
-		read(99_999, 2),
-		read(1<<64-1, 2), // the end wraps around
+		simtest.Read(100_000, 1),
+		simtest.Read(99_999, 2),
+		simtest.Read(1<<64-1, 2), // the end wraps around
 		{Op: blkq.OpDiscard, Sector: 99_000, Sectors: 2000},
 	} {
 		d.Issue(rq)
 	}
-	d.Issue(read(99_999, 1)) // the last sector is fine
+	d.Issue(simtest.Read(99_999, 1)) // the last sector is fine
 	l.Run()
 	if len(*got) != 5 {
 		t.Fatalf("%d completions", len(*got))
@@ -132,9 +126,9 @@ func TestDeviceNCQ(t *testing.T) {
 	p := roundParams
 	p.Depth = 4
 	d := New(l, p)
-	got := attach(l, d)
+	got := simtest.Record(l, d)
 	// Head on track 0 at angle 0.
-	far, mid, near := read(60, 1), read(30, 1), read(110, 1)
+	far, mid, near := simtest.Read(60, 1), simtest.Read(30, 1), simtest.Read(110, 1)
 	fl := &blkq.Request{Op: blkq.OpFlush}
 	d.Issue(far)
 	d.Issue(mid)
@@ -170,21 +164,8 @@ func driver(seed uint64, p Params, n int) (iops float64, trace []blkq.Time) {
 	d := New(l, p)
 	rng := sim.NewRNG(seed).Split("driver")
 	blocks := d.Capacity() / 8
-	issue := func() { d.Issue(read(rng.Uint64N(blocks)*8, 8)) }
-	done := 0
-	d.Attach(func(rq *blkq.Request, err error) {
-		if err != nil {
-			panic(err)
-		}
-		trace = append(trace, l.Now())
-		if done++; done < n {
-			issue()
-		}
-	})
-	for range d.Depth() {
-		issue()
-	}
-	l.Run()
+	issue := func() { d.Issue(simtest.Read(rng.Uint64N(blocks)*8, 8)) }
+	trace = simtest.ClosedLoop(l, d, n, issue)
 	return float64(len(trace)) / time.Duration(l.Now()).Seconds(), trace
 }
 

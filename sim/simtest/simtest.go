@@ -29,3 +29,25 @@ func Record(l *sim.Loop, d blkq.Device) *[]Completion {
 func Read(sector uint64, n uint32) *blkq.Request {
 	return &blkq.Request{Op: blkq.OpRead, Sector: sector, Sectors: n}
 }
+
+// ClosedLoop keeps d's depth of requests in flight, as a queue would:
+// issue is called depth times at first and again from each completion
+// until n requests have completed; it returns the completion times. Any
+// request error panics (the workloads that use it issue valid requests).
+func ClosedLoop(l *sim.Loop, d blkq.Device, n int, issue func()) []blkq.Time {
+	var times []blkq.Time
+	d.Attach(func(rq *blkq.Request, err error) {
+		if err != nil {
+			panic(err)
+		}
+		times = append(times, l.Now())
+		if len(times) < n {
+			issue()
+		}
+	})
+	for range d.Depth() {
+		issue()
+	}
+	l.Run()
+	return times
+}

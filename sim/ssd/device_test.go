@@ -12,29 +12,23 @@ import (
 
 var _ blkq.Device = (*Device)(nil)
 
-type completion = simtest.Completion
-
-func attach(l *sim.Loop, d *Device) *[]completion { return simtest.Record(l, d) }
-
-var read = simtest.Read
-
 func TestDeviceConcurrent(t *testing.T) {
 	l := sim.NewLoop()
 	d := New(l, Params{})
 	if d.Name() != "sim:ssd" || d.Capacity() != 1048576000 || d.Depth() != 32 {
 		t.Fatalf("name %q capacity %d depth %d", d.Name(), d.Capacity(), d.Depth())
 	}
-	var got []completion
+	var got []simtest.Completion
 	inIssue := true
 	d.Attach(func(rq *blkq.Request, err error) {
 		if inIssue {
 			t.Error("complete called from inside Issue")
 		}
-		got = append(got, completion{Rq: rq, At: l.Now(), Err: err})
+		got = append(got, simtest.Completion{Rq: rq, At: l.Now(), Err: err})
 	})
 	// TestChannelGap's three reads, issued at once: all three are in
 	// service together and complete out of order.
-	a, b, c := read(page(0), 8), read(page(stripe), 8), read(page(8), 8)
+	a, b, c := simtest.Read(page(0), 8), simtest.Read(page(stripe), 8), simtest.Read(page(8), 8)
 	fl := &blkq.Request{Op: blkq.OpFlush}
 	d.Issue(a)
 	d.Issue(b)
@@ -66,8 +60,8 @@ func TestDeviceConcurrent(t *testing.T) {
 func TestDeviceDepth(t *testing.T) {
 	l := sim.NewLoop()
 	d := New(l, Params{Depth: 1})
-	got := attach(l, d)
-	a, b := read(page(0), 8), read(page(1), 8) // channels 0 and 1: no shared resource
+	got := simtest.Record(l, d)
+	a, b := simtest.Read(page(0), 8), simtest.Read(page(1), 8) // channels 0 and 1: no shared resource
 	d.Issue(a)
 	d.Issue(b)
 	if d.InFlight() != 1 {
@@ -85,10 +79,10 @@ func TestDeviceDepth(t *testing.T) {
 func TestDeviceEqualTimes(t *testing.T) {
 	l := sim.NewLoop()
 	d := New(l, Params{})
-	got := attach(l, d)
+	got := simtest.Record(l, d)
 	var rqs []*blkq.Request
 	for p := range uint64(8) { // die 0 of every channel
-		rq := read(page(7-p), 8)
+		rq := simtest.Read(page(7-p), 8)
 		rqs = append(rqs, rq)
 		d.Issue(rq)
 	}
@@ -103,17 +97,17 @@ func TestDeviceEqualTimes(t *testing.T) {
 func TestDeviceOutOfRange(t *testing.T) {
 	l := sim.NewLoop()
 	d := New(l, Params{Capacity: 100_000})
-	got := attach(l, d)
+	got := simtest.Record(l, d)
 	for _, rq := range []*blkq.Request{
-		read(100_000, 1),
-		read(99_999, 2),
-		read(1<<64-1, 2), // the end wraps around
+		simtest.Read(100_000, 1),
+		simtest.Read(99_999, 2),
+		simtest.Read(1<<64-1, 2), // the end wraps around
 		{Op: blkq.OpDiscard, Sector: 99_000, Sectors: 2000},
 		{Op: blkq.OpWrite, Sector: 200_000, Sectors: 8},
 	} {
 		d.Issue(rq)
 	}
-	d.Issue(read(99_999, 1)) // the last sector is fine
+	d.Issue(simtest.Read(99_999, 1)) // the last sector is fine
 	d.Issue(&blkq.Request{Op: blkq.OpFlush, Sector: 1 << 40})
 	l.Run()
 	if len(*got) != 7 {
@@ -175,20 +169,7 @@ func run(seed uint64, p Params, w load, n int) (iops, bps float64, trace []blkq.
 		}
 		d.Issue(&blkq.Request{Op: w.op, Sector: b * uint64(w.sectors), Sectors: w.sectors})
 	}
-	done := 0
-	d.Attach(func(rq *blkq.Request, err error) {
-		if err != nil {
-			panic(err)
-		}
-		trace = append(trace, l.Now())
-		if done++; done < n {
-			issue()
-		}
-	})
-	for range d.Depth() {
-		issue()
-	}
-	l.Run()
+	trace = simtest.ClosedLoop(l, d, n, issue)
 	secs := time.Duration(l.Now()).Seconds()
 	return float64(len(trace)) / secs, float64(len(trace)) * float64(w.sectors) * 512 / secs, trace
 }

@@ -1,11 +1,110 @@
 package engine
 
 import (
+	"fmt"
+	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/bcache"
 )
+
+// wbLog records the write-back's Q events, writes and flushes, as
+// "pid op page flags".
+type wbLog struct {
+	mu  sync.Mutex
+	out []string
+}
+
+func (l *wbLog) Trace(e *blkq.Event) {
+	if e.Action != 'Q' || (e.Op != blkq.OpWrite && e.Op != blkq.OpFlush) {
+		return
+	}
+	l.mu.Lock()
+	l.out = append(l.out, fmt.Sprintf("%d %v %d %v", e.PID, e.Op, e.Sector/(bcache.PageSize>>blkq.SectorShift), e.Flags))
+	l.mu.Unlock()
+}
+
+// goroutinePID returns the pid of event e if it is a goroutine task's
+// (blkq.NewGoroutineTask numbers them from 1<<20 on), else -1.
+func goroutinePID(e string) int {
+	var pid int
+	if fmt.Sscanf(e, "%d", &pid); pid > 1<<20 {
+		return pid
+	}
+	return -1
+}
+
+// TestSameWritebackOnSimAndFile: one buffered writer of 1024 pages with
+// fsync=300 and end_fsync through a 1024-page cache whose background and
+// hard thresholds are both 204 pages, on sim:hdd (no data, virtual time)
+// and on a file (data, real goroutines). The thresholds being equal, the
+// writer that passes them takes the oldest batch itself before the
+// flusher can run, and the flusher then finds the cache under its
+// threshold: the run's decisions do not depend on the clock, and the
+// write-back events are the same on both devices, bio for bio. Each time
+// 205 pages are dirty the writer writes the 32 oldest and waits (three
+// times per fsync period: at writes 205, 237, 269 of each 300); each fsync
+// writes the 204 pages left dirty of its file, REQ_SYNC, and flushes; the
+// end_fsync writes the last 124.
+func TestSameWritebackOnSimAndFile(t *testing.T) {
+	const job = "[w]\nioengine=psync\ndirect=0\nbs=4k\nrw=write\nsize=4m\nfsync=300\nend_fsync=1\n"
+	runOn := func(device string) ([]string, *CacheStats) {
+		var log wbLog
+		res := run(t, job, Options{Device: device, CachePages: 1024, DirtyBackgroundRatio: 0.2, DirtyRatio: 0.2,
+			Tracers: []blkq.Tracer{&log}})
+		return log.out, res.PageCache
+	}
+	simEv, simPC := runOn("sim:hdd")
+	fileEv, filePC := runOn("file:" + filepath.Join(t.TempDir(), "dev"))
+	// The file's cache is closed after the run, by the blocking API (a
+	// goroutine's task): nothing is left to write, and its flush is its
+	// only event.
+	if n := len(fileEv); n > 0 && fileEv[n-1] == fmt.Sprintf("%d %v 0 %v", goroutinePID(fileEv[n-1]), blkq.OpFlush, blkq.FlagSync) {
+		fileEv = fileEv[:n-1]
+	}
+	if fmt.Sprint(simEv) != fmt.Sprint(fileEv) {
+		n := 0
+		for n < min(len(simEv), len(fileEv)) && simEv[n] == fileEv[n] {
+			n++
+		}
+		t.Fatalf("write-back differs from event %d (of %d on sim:hdd, %d on the file):\nsim:hdd %v\nfile    %v",
+			n, len(simEv), len(fileEv), simEv[n:min(n+5, len(simEv))], fileEv[n:min(n+5, len(fileEv))])
+	}
+	for _, pc := range []*CacheStats{simPC, filePC} {
+		if pc.WrittenThrottle != 9*32 || pc.WrittenSync != 3*204+124 || pc.WrittenFlusher != 0 || pc.Throttled != 9 || pc.DirtyAtEnd != 0 {
+			t.Errorf("page cache %+v: want 288 pages written by the throttled writer in 9 writes, 736 by its syncs", pc.Stats)
+		}
+		if len(pc.Syncs) != 4 {
+			t.Fatalf("%d syncs, want 4", len(pc.Syncs))
+		}
+		for i, s := range pc.Syncs {
+			if want := map[bool]int{true: 124, false: 204}[i == 3]; s.DirtyAtCall != want || s.Written != want {
+				t.Errorf("sync %d: %+v, want %d pages dirty at the call, all written by it", i, s, want)
+			}
+		}
+	}
+	var flushes, syncWrites, throttled int
+	for _, e := range simEv {
+		var pid, page int
+		var op, flags string
+		fmt.Sscanf(e, "%d %s %d %s", &pid, &op, &page, &flags)
+		switch {
+		case pid == bcache.DefaultFlusherPID:
+			t.Errorf("the flusher wrote: %s", e)
+		case op == blkq.OpFlush.String():
+			flushes++
+		case flags == blkq.FlagSync.String():
+			syncWrites++
+		default:
+			throttled++
+		}
+	}
+	if flushes != 4 || syncWrites != 736 || throttled != 288 {
+		t.Errorf("%d flushes, %d sync writes, %d throttled writes: want 4, 736, 288", flushes, syncWrites, throttled)
+	}
+}
 
 // TestSimWritebackEndFsync: four buffered sequential writers on sim:hdd
 // dirty 64 MiB each, four times the hard threshold of a 16 MiB cache: the
@@ -228,5 +327,32 @@ numjobs=16
 	}
 	if got := res.Run.PageCache.ReadAheadDropped; got != jobs {
 		t.Errorf("page cache read-ahead dropped=%d, the jobs' sum %d", got, jobs)
+	}
+}
+
+// TestBufferedOnNullGoesThroughTheCache: on the null device buffered jobs
+// go through the page cache too (page states only, on the wall clock):
+// 1 MiB of writes under the background threshold reaches the device only
+// at the fsync, which writes exactly those 256 pages, as the job's pid,
+// and flushes; the report has the page cache section.
+func TestBufferedOnNullGoesThroughTheCache(t *testing.T) {
+	var log wbLog
+	res := run(t, "[w]\nioengine=psync\ndirect=0\nbs=4k\nrw=write\nsize=1m\nend_fsync=1\n", Options{Device: "null", Tracers: []blkq.Tracer{&log}})
+	pc := res.PageCache
+	if pc == nil || res.Run.PageCache == nil {
+		t.Fatal("no page cache on a buffered null run")
+	}
+	if pc.WrittenSync != 256 || pc.WrittenFlusher+pc.WrittenThrottle != 0 || len(pc.Syncs) != 1 || pc.Syncs[0].Written != 256 {
+		t.Errorf("page cache %+v, syncs %+v: want the end_fsync to write the 256 pages", pc.Stats, pc.Syncs)
+	}
+	if got := res.Disk.Sectors[blkq.OpWrite]; got != 256*8 || res.Disk.IOs[blkq.OpFlush] != 1 {
+		t.Errorf("device wrote %d sectors, %d flushes: want 2048 and 1", got, res.Disk.IOs[blkq.OpFlush])
+	}
+	pid := res.Run.Jobs[0].PID
+	for _, e := range log.out {
+		var p int
+		if fmt.Sscanf(e, "%d", &p); p != pid {
+			t.Fatalf("write-back by pid %d (%s), want the job's %d", p, e, pid)
+		}
 	}
 }

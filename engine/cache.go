@@ -1,0 +1,232 @@
+package engine
+
+import (
+	"errors"
+	"io"
+	"time"
+
+	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/bcache"
+)
+
+// Buffered I/O (direct=0): the page cache of a run.
+//
+// Every buffered job, on every device, goes through one bcache core: the
+// run opens it over the queue (openCache), each fio file of the layout is
+// a bcache.File (so fsync is per file, as Linux scopes it), and each job
+// is a bcache.Client whose task has the job's pid and name (its fills,
+// read-ahead, throttled write-back and fsync writes are its own in the
+// trace; the flusher is pid 7, bdflush). On a simulated device the cache
+// keeps page states only and charges the copy between the job's buffer
+// and the cache on the virtual clock (CopyNsPerKiB); on the null device it
+// keeps page states too, on the wall clock; on a file it keeps the data.
+// The cache decides the same way on all of them: reads, read-ahead,
+// write-back, throttling and Sync are bcache's, whatever the clock.
+//
+// A run's end: on a file the cache is closed (every dirty page written
+// back, as the data check reads the file past the cache); elsewhere the
+// flusher stops and what is in flight ends, and what is dirty stays dirty,
+// as fio leaves it without end_fsync, unless the run was interrupted,
+// when everything is written back first.
+
+// CopyNsPerKiB is the virtual time a buffered read or write that the page
+// cache serves takes per KiB on a simulated device: the copy between the
+// user's buffer and the cache, 250 ns per KiB (4 GB/s, about 1 µs per
+// 4 KiB page).
+const CopyNsPerKiB = 250
+
+// openCache opens the run's page cache if a job is buffered: with data on
+// a file (withData), page states only elsewhere.
+func (r *runner) openCache(lay *layout, withData bool) error {
+	buffered := false
+	for _, j := range r.jobs {
+		buffered = buffered || !j.spec.Direct
+	}
+	if !buffered {
+		return nil
+	}
+	cfg := bcache.Config{Clock: r.exec, Pages: r.opt.CachePages, BackgroundRatio: r.opt.DirtyBackgroundRatio,
+		DirtyRatio: r.opt.DirtyRatio, NoData: !withData, NoLockTiming: r.simulated}
+	if r.simulated {
+		cfg.CopyNsPerKiB = CopyNsPerKiB
+		cfg.Schedule = func(f func()) { r.exec.AfterFunc(r.wakeDelay(), f) }
+	}
+	c, err := bcache.New(r.q, cfg)
+	if err != nil {
+		return err
+	}
+	r.cache, r.closeCache = c, withData
+	r.files = map[int64]*bcache.File{}
+	for _, e := range lay.order {
+		if e.whole || e.size <= 0 {
+			continue
+		}
+		f, err := c.AddFile(e.name, e.base, e.size)
+		if err != nil {
+			return err
+		}
+		r.files[e.base] = f
+	}
+	return nil
+}
+
+// wakeDelay is how long a woken task takes to run: the wake latency plus
+// the scheduler's jitter.
+func (r *runner) wakeDelay() time.Duration {
+	d := r.opt.WakeLatency
+	if jit := r.opt.WakeJitter; jit > 0 && r.simulated {
+		d += time.Duration(r.wakeRNG.Int64N(int64(jit)))
+	}
+	return d
+}
+
+// cachePath goes through the page cache: reads, writes and trims are the
+// cache's calls, fsync its Sync of the job's files.
+type cachePath struct {
+	j      *job
+	c      *bcache.Cache
+	cl     *bcache.Client
+	files  []*bcache.File // the job's files, for fsync
+	inCall bool           // a cache call is starting (a completion inside it is deferred)
+}
+
+func (r *runner) newCachePath(j *job) *cachePath {
+	p := &cachePath{j: j, c: r.cache, cl: r.cache.NewClient(blkq.NewTask(j.pid, j.name))}
+	if j.gen != nil {
+		seen := map[*bcache.File]bool{}
+		for _, f := range j.gen.files {
+			if bf := r.files[f.fileBase]; bf != nil && !seen[bf] {
+				seen[bf] = true
+				p.files = append(p.files, bf)
+			}
+		}
+	}
+	return p
+}
+
+// bioBuffers: on a file the path takes a buffer for each call, under the
+// bound of the buffer pool's slots (bufpool.go).
+func (p *cachePath) bioBuffers() bool { return false }
+
+// ended completes u with err on the executor, as a bio's EndIO does, after
+// the cache call that started it has returned.
+func (p *cachePath) ended(u *ioUnit, err error) {
+	if p.j.r.simulated && p.inCall { // (inCall is the executor's: read it on the loop only)
+		p.j.r.exec.AfterFunc(0, func() { endIO(&u.bio, err) })
+		return
+	}
+	endIO(&u.bio, err)
+}
+
+func (p *cachePath) submit(u *ioUnit) bool {
+	off := int64(u.bio.Sector) << blkq.SectorShift
+	n := u.bio.Bytes()
+	p.inCall = true
+	defer func() { p.inCall = false }()
+	switch d := p.j.r.data; {
+	case u.bio.Op == blkq.OpDiscard:
+		// The cache drops the range and discards it on the device itself,
+		// keeping fills of the range out until the device is done (as
+		// BLKDISCARD does), so no old data comes back.
+		p.c.StartDiscard(p.cl, off, n, func(err error) { p.ended(u, err) })
+	case d == nil && u.bio.Op == blkq.OpWrite:
+		p.c.StartWriteN(p.cl, n, off, p.rwDone(u, nil))
+	case d == nil:
+		p.c.StartReadN(p.cl, n, off, p.rwDone(u, nil))
+	default:
+		write := u.bio.Op == blkq.OpWrite
+		d.bufs.withSlot(int(n), func(buf []byte) {
+			if write {
+				d.fill(buf, off)
+				p.c.StartWrite(p.cl, buf, off, p.rwDone(u, buf))
+			} else {
+				p.c.StartRead(p.cl, buf, off, p.rwDone(u, buf))
+			}
+		})
+	}
+	return true
+}
+
+// rwDone returns the completion of u's read or write through the cache:
+// buf (if any) goes back to the pool, a short read at the device's end is
+// not an error.
+func (p *cachePath) rwDone(u *ioUnit, buf []byte) func(int, error) {
+	return func(_ int, err error) {
+		if buf != nil {
+			p.j.r.data.bufs.putSlot(buf)
+		}
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
+		p.ended(u, err)
+	}
+}
+
+// sync is fsync of the job's files: a Sync of each in turn (of the whole
+// cache for a job on a whole device), recorded for the report; the first
+// error is the fsync's.
+func (p *cachePath) sync(u *ioUnit) bool {
+	u.queued = p.j.now()
+	files := p.files
+	if len(files) == 0 {
+		files = []*bcache.File{nil}
+	}
+	var total bcache.SyncResult
+	var first error
+	var next func(i int)
+	next = func(i int) {
+		if i == len(files) {
+			st := SyncStats{DirtyAtCall: total.DirtyAtStart, Written: total.Written, Waited: total.Waited}
+			r := p.j.r
+			r.exec.Do(func() { r.syncs = append(r.syncs, st) }) // before u's completion, which endIO posts
+			p.ended(u, first)
+			return
+		}
+		p.c.StartSync(p.cl, files[i], func(r bcache.SyncResult, err error) {
+			total.DirtyAtStart += r.DirtyAtStart
+			total.Written += r.Written
+			total.Waited += r.Waited
+			if first == nil {
+				first = err
+			}
+			next(i + 1)
+		})
+	}
+	p.inCall = true
+	next(0)
+	p.inCall = false
+	return true
+}
+
+// CacheStats is the page cache's work over a run, in 4 KiB pages.
+type CacheStats struct {
+	bcache.Stats
+	DirtyAtEnd int         // pages left dirty when the run ended (fio leaves them without end_fsync)
+	Syncs      []SyncStats // the jobs' fsyncs, in the order they ended
+}
+
+// SyncStats is one fsync of a job, in pages.
+type SyncStats struct {
+	DirtyAtCall int // dirty pages of the job's files when it was called
+	Written     int // pages it wrote itself (at most DirtyAtCall)
+	Waited      int // pages it waited for: locked busy ones, writes in flight
+}
+
+// endCache ends the page cache's part of a run once the last job has
+// finished, then calls done (on the executor): see the top of the file.
+func (r *runner) endCache(done func()) {
+	c := r.cache
+	onExec := func() { r.exec.Do(done) }
+	switch {
+	case r.closeCache:
+		done() // closed after the executor (execute)
+	case r.interrupted:
+		cl := c.NewClient(blkq.NewTask(bcache.DefaultFlusherPID, bcache.DefaultFlusherName))
+		c.StartSync(cl, nil, func(_ bcache.SyncResult, err error) {
+			r.exec.Do(func() { r.cacheErr = err }) // reported with the run's (execute)
+			c.StartQuiesce(onExec)
+		})
+	default:
+		c.StartQuiesce(onExec)
+	}
+}
