@@ -17,7 +17,7 @@ package report
 // sorted ascending; walking the bins in order with a running count, the
 // percentile p is the first bin at which the count reaches p/100 of the
 // samples. fio makes that comparison in C's long double (x87 80-bit on
-// amd64, 64-bit mantissa); platReached does the same arithmetic in a
+// amd64, 64-bit mantissa); platNeed does the same arithmetic in a
 // big.Float of 64-bit precision, so that a count landing exactly on a
 // boundary (2000 samples at 99.95%) selects the bin fio selects.
 
@@ -102,12 +102,15 @@ func (l *Latency) FioPercentiles(list []float64) []uint64 {
 	}
 	list = SortedPercentiles(list)
 	out := make([]uint64, len(list))
-	n := uint64(l.n)
+	need := make([]uint64, len(list))
+	for j, p := range list {
+		need[j] = platNeed(p, uint64(l.n))
+	}
 	var sum uint64
 	j := 0
 	for i := 0; i < PlatBins && j < len(list); i++ {
 		sum += l.plat[i]
-		for j < len(list) && platReached(sum, list[j], n) {
+		for j < len(list) && sum >= need[j] {
 			out[j] = PlatValue(i)
 			j++
 		}
@@ -133,15 +136,19 @@ func SortedPercentiles(list []float64) []float64 {
 	return out
 }
 
-// platReached reports fio's test sum >= p/100*n, in 64-bit-mantissa
-// arithmetic as C's long double on amd64.
-func platReached(sum uint64, p float64, n uint64) bool {
+// platNeed is the least count that passes fio's test count >= p/100*n,
+// the product computed in 64-bit-mantissa arithmetic as C's long double on
+// amd64: the ceiling of the product, since counts are whole.
+func platNeed(p float64, n uint64) uint64 {
 	const prec = 64
 	t := new(big.Float).SetPrec(prec).SetFloat64(p)
 	t.Quo(t, new(big.Float).SetPrec(prec).SetFloat64(100))
 	t.Mul(t, new(big.Float).SetPrec(prec).SetUint64(n))
-	s := new(big.Float).SetPrec(prec).SetUint64(sum)
-	return s.Cmp(t) >= 0
+	k, _ := t.Uint64() // truncated
+	if new(big.Float).SetUint64(k).Cmp(t) < 0 {
+		k++ // t had a fraction: the next whole count
+	}
+	return k
 }
 
 // recordPlat counts n latencies of ns nanoseconds into l's fio histogram.
