@@ -42,7 +42,7 @@ func WithTask(ctx context.Context, t *Task) context.Context {
 //   - b is queued (merged into a request, given a request of its own,
 //     or held on the task's plug): Submit returns nil and b completes
 //     normally through EndIO; ctx no longer matters.
-//   - the queue refuses b (closed: errClosed; malformed: ErrBadBio;
+//   - the queue refuses b (closed: an error wrapping ENODEV; malformed: ErrBadBio;
 //     beyond the device: ErrBeyondEnd; a read-ahead bio under pressure:
 //     ErrReadAheadDropped): EndIO gets that error before Submit returns,
 //     and Submit returns nil, as the outcome is b's, like a device error.
@@ -201,7 +201,7 @@ func alignedBuffer(n int) []byte {
 }
 
 // Close stops the queue from accepting bios: any submitted afterwards ends
-// at once with errClosed. Requests already queued or in flight complete
+// at once with an error wrapping syscall.ENODEV. Requests already queued or in flight complete
 // normally. The device is not closed (it may be shared).
 func (q *Queue) Close() error {
 	q.lock()

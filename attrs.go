@@ -131,7 +131,7 @@ func (q *Queue) Attrs() []string {
 }
 
 // Attr reads a tunable by name (see Attrs); an unknown name is an error
-// wrapping errNoAttr.
+// wrapping syscall.ENOENT, as opening a missing sysfs file fails.
 func (q *Queue) Attr(name string) (string, error) {
 	q.lock()
 	defer q.release()
@@ -149,7 +149,7 @@ func (q *Queue) Attr(name string) (string, error) {
 // (block/blk-sysfs.c; each tunable's bounds are in
 // docs/linux-block-layer.md). A refused write changes nothing. Errors
 // wrap the errno (errors.Is(err, syscall.EINVAL); EACCES for a read-only
-// tunable; errNoAttr for an unknown name) and name the attribute and
+// tunable; ENOENT for an unknown name) and name the attribute and
 // value, at most 200 bytes of it: blkq: nr_requests="5000": invalid
 // argument (at most 2048).
 func (q *Queue) SetAttr(name, value string) error {

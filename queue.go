@@ -30,7 +30,7 @@ type Config struct {
 	// Linux 2.4.18's get_request after the 2002 starvation fix),
 	// "legacy" (2.4.18-pre9, before it), "fair-nobatch" (fair, waking a
 	// sleeper as soon as any request is freed) or "fair-wakeall" (fair
-	// with wake-all). See alloc.go.
+	// with wake-all). docs/linux-block-layer.md tells them apart.
 	Alloc string
 	// NoMerges is the nomerges tunable: 0 all merges, 1 one-hit cache
 	// only, 2 none (Linux default 0).

@@ -3,7 +3,7 @@ package blkq
 // A Request is what the elevator sorts and the device serves: one or more
 // bios on contiguous sectors with the same op, built by merging. Requests
 // come from a fixed pool (nr_requests per direction); a submitter that finds
-// the pool empty sleeps (see alloc.go).
+// the pool empty sleeps until one is freed (Config.Alloc says who gets it).
 //
 // Fields after the exported block belong to the queue and its elevator.
 type Request struct {

@@ -4,8 +4,8 @@ package blkq
 // goroutine calling ReadAt. Request allocation, plugging and the trace's
 // pid and process name are per task.
 //
-// A task that must sleep for a request stops: Submit returns false and the
-// bio stays parked with the task. When the task may go on, the queue calls
+// A task that must sleep for a request stops: Enqueue returns false and the
+// bio stays parked with the task (Submit, for goroutines, blocks instead). When the task may go on, the queue calls
 // Wake (outside its lock) with a resume function; the task calls resume when
 // it runs again (a simulated scheduler may delay that), which retries the
 // allocation and, once it has a request, queues the parked bio. Until then

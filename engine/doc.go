@@ -25,6 +25,10 @@
 //     run's page cache, bcache's core, on every device (cache.go).
 //   - The queue (package blkq) completes the bio; its EndIO (job.go)
 //     brings the completion back to the job on the executor.
+//   - A job's stats (stats.go) feed its fio logs: bw, iops, lat, slat,
+//     clat (fiolog.go), the clat histogram (fiohist.go) and the iolog of
+//     what it issued (iologwrite.go). A job with read_iolog replays the
+//     iolog through the trace source (iologreplay.go).
 //
 // Random choices draw from streams split off one sim.RNG per run, so a
 // seed gives the same run, byte for byte.

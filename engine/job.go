@@ -206,6 +206,7 @@ func (j *job) pump() {
 		}
 		u := j.getUnit()
 		j.prepare(u, io)
+		j.st.logIssue(u, j.now(), j.spec.Fdatasync > 0)
 		if !io.uncounted {
 			j.issued += io.length
 		}
@@ -297,6 +298,14 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 	b := &u.bio
 	if r := io.rec; r != nil {
 		j.prepareRecord(u, r)
+		if d := j.r.data; d != nil && r.Op == blkq.OpWrite {
+			// A fio job's replayed iolog on a file: its writes are
+			// checked as the job's own are.
+			if u.bio.Buf != nil {
+				d.fill(u.bio.Buf, int64(r.Sector)<<blkq.SectorShift)
+			}
+			d.started(u)
+		}
 		u.start = j.now()
 		return
 	}
@@ -331,6 +340,7 @@ func (j *job) issueSync(end bool) {
 	u.sync, u.sub, u.rec = true, &j.main, nil
 	u.bio.Op, u.bio.Flags, u.bio.Sector, u.bio.Sectors, u.bio.Buf = blkq.OpFlush, blkq.FlagSync, 0, 0, nil
 	u.start = j.now()
+	j.st.logIssue(u, u.start, !end && j.spec.Fdatasync > 0)
 	j.inflight++
 	j.submitted++
 	j.path.sync(u)

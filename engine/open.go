@@ -140,8 +140,8 @@ func (r *runner) readsOnly() bool {
 		return false
 	}
 	for _, j := range r.jf.Jobs {
-		if j.RW != fio.RWRead && j.RW != fio.RWRandRead {
-			return false
+		if j.RW != fio.RWRead && j.RW != fio.RWRandRead || j.Logs.ReadIolog != "" {
+			return false // a replayed iolog may write
 		}
 	}
 	return true

@@ -65,9 +65,19 @@ func (r *runner) plan() (*layout, error) {
 				return nil, err
 			}
 			names := r.fileNames(spec, c)
+			replay, err := r.planIologReplay(j)
+			if err != nil {
+				return nil, err
+			}
+			if replay != nil {
+				names = replay.names // read_iolog: the iolog's files (iologreplay.go)
+			}
 			var rs []region
 			for _, n := range names {
 				known := r.capSize(spec.FileSize[1])
+				if replay != nil {
+					known = max(known, replay.ends[n])
+				}
 				off, size := r.resolve(spec, c, len(names), known)
 				if off > math.MaxInt64-max(size, r.capSize(spec.IOSize)) {
 					return nil, fmt.Errorf("%s:%d: job %q: offset=%d plus the job's %d bytes ends past byte 2^63", r.jf.Path, spec.Line, spec.Name, off, max(size, r.capSize(spec.IOSize)))

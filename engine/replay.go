@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/blkq-dev/blkq"
@@ -196,8 +197,9 @@ type traceSource struct {
 	bs       [report.NumDirs]report.BSRange
 	feed     *feeder
 	tasks    map[int]*submitter
-	due      []*ReplayRecord // trace timing: records whose time has come
+	due      []*ReplayRecord // trace timing: records whose time has come, in trace order
 	pending  int             // trace timing: arrivals scheduled and not yet run
+	nextDue  int             // trace timing: the index of the next record to issue
 	firstErr error
 }
 
@@ -222,7 +224,13 @@ func (t *traceSource) scheduleArrivals() {
 		t.pending++
 		ex.AfterFunc(max(at-time.Duration(ex.Now()), 0), func() {
 			t.pending--
-			t.due = append(t.due, r)
+			// On a real device timers a few ns apart may fire out of
+			// order: keep due in trace order.
+			i := len(t.due)
+			for i > 0 && t.due[i-1].index > r.index {
+				i--
+			}
+			t.due = slices.Insert(t.due, i, r)
 			t.j.pump()
 			t.scheduleArrivals()
 		})
@@ -241,9 +249,13 @@ func (t *traceSource) next() (nextIO, srcStatus) {
 			}
 			return nextIO{}, srcWait
 		}
+		if t.due[0].index != t.nextDue {
+			return nextIO{}, srcWait // an earlier record's timer has yet to fire
+		}
 		r = t.due[0]
 		t.due[0] = nil
 		t.due = t.due[1:]
+		t.nextDue++
 	} else {
 		r = t.feed.peek()
 		if r == nil {

@@ -124,6 +124,7 @@ type runner struct {
 	stopReq     atomic.Bool // Options.Stop was closed (set off the executor)
 	interrupted bool        // the executor has seen stopReq and stopped the jobs
 	onInterrupt func()      // what the interruption does (stop.go)
+	logs        *runLogs    // the jobs' open log files (fiolog.go)
 }
 
 // Run runs every job of jf and returns the statistics.
@@ -161,7 +162,19 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	for _, j := range r.jobs {
 		j.path = r.pathFor(j)
 	}
-	if err := r.execute(res); err != nil {
+	if err := r.attachIologReplays(); err != nil {
+		r.closeLogs()
+		return nil, err
+	}
+	if err := r.openLogs(); err != nil {
+		r.closeLogs()
+		return nil, err
+	}
+	err = r.execute(res)
+	if e := r.closeLogs(); err == nil {
+		err = e
+	}
+	if err != nil {
 		return nil, err
 	}
 	return res, nil

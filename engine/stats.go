@@ -28,6 +28,11 @@ type jobStats struct {
 	cpu      *cpuMeter // nil: CPU not measured (simulated devices)
 	cpuUse   cpuUse    // this job's share of the process's usage
 	cpuState int
+
+	logs *jobLogs // write_*_log and write_iolog (fiolog.go); nil: none
+	// flushIsSync counts completed flushes as fsyncs, not writes: a
+	// read_iolog job's (iologreplay.go).
+	flushIsSync bool
 }
 
 const sampleWindow = blkq.Time(500 * time.Millisecond)
@@ -49,6 +54,9 @@ func (s *jobStats) begin(start, rampEnd blkq.Time) {
 	if s.cpu != nil {
 		s.cpu.begin(s, start, rampEnd)
 	}
+	if s.logs != nil {
+		s.logs.begin(start)
+	}
 }
 
 func (s *jobStats) dirStats(d report.Dir) *report.DirStats { return s.js.Dir(d) }
@@ -61,6 +69,10 @@ func (s *jobStats) dirStats(d report.Dir) *report.DirStats { return s.js.Dir(d) 
 // allocation and the device's time included (from u.start), so clat and
 // lat agree.
 func (s *jobStats) record(u *ioUnit, now blkq.Time) {
+	if s.flushIsSync && u.bio.Op == blkq.OpFlush {
+		s.recordSync(u, now)
+		return
+	}
 	d := rwt(u.bio.Op)
 	if d == report.DirWrite {
 		s.wroteAny = true
@@ -77,13 +89,16 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	ds.IOs++
 	n := int64(u.bio.Sectors) << blkq.SectorShift
 	ds.Bytes += uint64(n)
-	if u.j != nil && u.j.sync {
-		ds.Clat.Record(int64(now - u.start))
-	} else {
-		ds.Slat.Record(int64(u.queued - u.start))
-		ds.Clat.Record(int64(now - u.queued))
+	slat, clat := int64(-1), int64(now-u.start)
+	if u.j == nil || !u.j.sync {
+		slat, clat = int64(u.queued-u.start), int64(now-u.queued)
+		ds.Slat.Record(slat)
 	}
+	ds.Clat.Record(clat)
 	ds.Lat.Record(int64(now - u.start))
+	if s.logs != nil {
+		s.logs.completed(u, now, slat, clat, int64(now-u.start))
+	}
 	s.winBytes[d] += n
 	s.winIOs[d]++
 	s.js.CompleteHist[report.BatchBucket(1)]++
@@ -154,6 +169,9 @@ func (s *jobStats) finish(end blkq.Time) {
 	}
 	if s.cpu != nil {
 		s.cpu.finish(s)
+	}
+	if s.logs != nil {
+		s.logs.finish(end)
 	}
 }
 

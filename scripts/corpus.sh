@@ -6,7 +6,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin
 go build -o /tmp/blkq-corpus ./cmd/blkq || exit 1
-corpus=${1:-testdata/fio-3.33}
+corpus=$(realpath "${1:-testdata/fio-3.33}")
+# Some examples write fio logs (write_bw_log, ...) to the current
+# directory, as fio does: run them in a temporary one.
+work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT && cd "$work" || exit 1
 for f in "$corpus"/*.fio; do
   start=$(date +%s.%N)
   if /tmp/blkq-corpus run --output-format=json --output=/dev/null "$f" 2>/tmp/blkq-corpus.err; then

@@ -154,7 +154,13 @@ func TestCorpusCmdprioBssplit(t *testing.T) {
 	if got := groupIDs(jf); !reflect.DeepEqual(got, []int{0, 1, 2}) {
 		t.Errorf("groups %v", got)
 	}
-	want := map[string]int{"write_lat_log": 5, "log_prio": 6, "cmdprio_bssplit": 19, "cmdprio_class": 20, "cmdprio": 21, "prioclass": 41, "prio": 42}
+	// write_lat_log and log_prio are modelled (logopts.go).
+	for _, j := range jf.Jobs {
+		if !j.Logs.Lat || j.Logs.LatPrefix != "prio-run.log" || !j.Logs.Prio {
+			t.Errorf("%s: logs %+v", j.Name, j.Logs)
+		}
+	}
+	want := map[string]int{"cmdprio_bssplit": 19, "cmdprio_class": 20, "cmdprio": 21, "prioclass": 41, "prio": 42}
 	if len(jf.Ignored) != len(want) {
 		t.Errorf("ignored %v", jf.Ignored)
 	}

@@ -218,6 +218,8 @@ type Job struct {
 	KBBase int
 	// URI is uri= of the nbd engine.
 	URI string
+	// Logs are the log and iolog options (logopts.go).
+	Logs Logs
 
 	// lines maps a modelled option's canonical name to the line that last
 	// set it, so Validate can point at the option rather than the section.
@@ -246,6 +248,7 @@ func newJob(name string, line int) *Job {
 		ZoneMode:        "none",
 		KBBase:          1024,
 		Stats:           DefaultStatOptions(),
+		Logs:            defaultLogs(),
 	}
 }
 

@@ -15,6 +15,7 @@ type optCtx struct {
 	value     string // after expansion; "1" for a bare flag
 	kb        int64  // the job's kb_base
 	inherited bool   // from a [global] section
+	bare      bool   // written without "=value"
 }
 
 // bareRule says whether an option may appear without "=value".

@@ -278,7 +278,7 @@ func (p *parser) apply(j *Job, r rawOpt, kb int64, inherited bool) error {
 	if r.keyword && r.spec.scalar && needsParens(v) {
 		v = "(" + v + ")"
 	}
-	if err := r.spec.set(j, &optCtx{value: v, kb: kb, inherited: inherited}); err != nil {
+	if err := r.spec.set(j, &optCtx{value: v, kb: kb, inherited: inherited, bare: r.bare}); err != nil {
 		return p.errorf(r.line, r.name, r.value, "%v", err)
 	}
 	if j.lines == nil {

@@ -462,8 +462,7 @@ func TestOptionTableSane(t *testing.T) {
 		}
 	}
 	for _, n := range []string{"cmdprio_percentage", "prio", "prioclass", "numa_cpu_nodes", "numa_mem_policy",
-		"dedupe_mode", "buffer_compress_percentage", "verify_backlog", "write_lat_log", "write_bw_log", "log_offset",
-		"log_prio", "ss", "ss_dur", "ss_ramp", "flow", "flow_sleep", "gtod_reduce", "io_submit_mode",
+		"dedupe_mode", "buffer_compress_percentage", "verify_backlog", "ss", "ss_dur", "ss_ramp", "flow", "flow_sleep", "gtod_reduce", "io_submit_mode",
 		"continue_on_error", "ignore_error", "error_dump", "fallocate", "create_on_open", "random_distribution",
 		"disable_slat", "disable_clat", "port", "hostname", "http_host", "rate_process", "latency_target"} {
 		if s, ok := optionTable[n]; !ok || s.set != nil {
