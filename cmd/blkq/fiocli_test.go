@@ -8,6 +8,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -246,4 +247,86 @@ func TestTerseAsFio(t *testing.T) {
 			t.Errorf("%s: disk fields %v: want name, 7 counts, util%%", name, disk)
 		}
 	}
+}
+
+// TestJSONPlusOfARunThroughFiosTool: blkq run's json+ for a two-job run,
+// through fio's tools/fio_jsonplus_clat2csv beside fio's json+ for the
+// same command line: one CSV per job in both, the same columns, each
+// with one row per distinct bin value of its json+ (the rows of the two
+// programs differ in number only as far as their latencies do: the CSV of
+// the same histograms is byte-identical, see report's
+// TestJSONPlusThroughFiosTool), and --validate accepts both.
+func TestJSONPlusOfARunThroughFiosTool(t *testing.T) {
+	needFio(t)
+	py, err := exec.LookPath("python3")
+	if err == nil {
+		err = exec.Command(py, "-c", "import six").Run()
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("python3 with six is missing (test.sh installs python3-six): %v", err)
+		}
+		t.Skip("python3 with six is missing")
+	}
+	tool, _ := filepath.Abs("../../report/testdata/fio-tools/fio_jsonplus_clat2csv")
+	dir := t.TempDir()
+	args := []string{"--output-format=json+", "--ioengine=null", "--iodepth=2", "--lat_percentiles=1",
+		"--name=a", "--rw=randread", "--size=4m", "--name=b", "--rw=randrw", "--size=2m"}
+	fioOut, ok := runFio(t, dir, "", args...)
+	if !ok {
+		t.Fatal("fio failed")
+	}
+	var out strings.Builder
+	if err := cmdRun(args, &out, new(strings.Builder)); err != nil {
+		t.Fatal(err)
+	}
+	csvs := func(who, js string) (header string, rows []int) {
+		src := filepath.Join(dir, who+".json")
+		if err := os.WriteFile(src, []byte(js), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, extra := range [][]string{nil, {"--validate"}} {
+			cmd := exec.Command(py, append([]string{tool, src, filepath.Join(dir, who+".csv")}, extra...)...)
+			if o, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("fio_jsonplus_clat2csv %v on %s's json+: %v\n%s", extra, who, err, o)
+			}
+		}
+		var doc struct {
+			Jobs []map[string]json.RawMessage `json:"jobs"`
+		}
+		if err := json.Unmarshal([]byte(js), &doc); err != nil {
+			t.Fatal(err)
+		}
+		for i, job := range doc.Jobs {
+			data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%s_job%d.csv", who, i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+			header = lines[0]
+			values := map[string]bool{}
+			for _, d := range []string{"read", "write", "trim"} {
+				var dir map[string]struct {
+					Bins map[string]uint64 `json:"bins"`
+				}
+				json.Unmarshal(job[d], &dir)
+				for _, lat := range dir {
+					for v := range lat.Bins {
+						values[v] = true
+					}
+				}
+			}
+			if len(lines)-1 != len(values) || len(values) == 0 {
+				t.Errorf("%s job %d: %d rows, %d distinct bin values in its json+", who, i, len(lines)-1, len(values))
+			}
+			rows = append(rows, len(lines)-1)
+		}
+		return header, rows
+	}
+	fh, fr := csvs("fio", fioOut)
+	bh, br := csvs("blkq", out.String())
+	if fh != bh || len(fr) != len(br) || len(br) != 2 {
+		t.Errorf("blkq: %d CSVs, header %q; fio: %d, %q", len(br), bh, len(fr), fh)
+	}
+	t.Logf("rows per job: blkq %v, fio %v", br, fr)
 }
