@@ -171,8 +171,17 @@ type deferred struct {
 // New makes a queue in front of dev, driven by clk. A Config field out of
 // the bounds SetAttr enforces for its tunable is an error naming it
 // (nr_requests below 4 becomes 4, as Linux clamps it; read_ahead_kb is
-// rounded down to whole pages).
+// rounded down to whole pages). A nil dev or clk, or a device whose Depth
+// is below 1 (the queue could never issue to it), is an error too.
 func New(dev Device, clk Clock, cfg Config) (*Queue, error) {
+	switch {
+	case dev == nil:
+		return nil, errors.New("blkq: New: nil Device")
+	case clk == nil:
+		return nil, errors.New("blkq: New: nil Clock (blkq.NewRealClock() for a real device)")
+	case dev.Depth() < 1:
+		return nil, fmt.Errorf("blkq: New: device %s has queue depth %d: want at least 1", dev.Name(), dev.Depth())
+	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}

@@ -205,8 +205,11 @@ type Cache struct {
 
 // New makes a cache over q, driven by cfg.Clock (the queue's). Only whole
 // pages of the device are cached: a trailing part page is beyond the
-// cache's end. Close writes back what is dirty.
+// cache's end. Close writes back what is dirty. A nil q is an error.
 func New(q *blkq.Queue, cfg Config) (*Cache, error) {
+	if q == nil {
+		return nil, errors.New("bcache: New: nil queue")
+	}
 	if cfg.Pages < 0 {
 		return nil, fmt.Errorf("bcache: negative capacity %d pages", cfg.Pages)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -477,5 +478,13 @@ func TestEdges(t *testing.T) {
 	}
 	if err := c.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
+	}
+}
+
+// New with a nil queue is an error, not a nil dereference.
+func TestNewRefusesNilQueue(t *testing.T) {
+	c, err := New(nil, Config{})
+	if err == nil || !strings.Contains(err.Error(), "nil queue") {
+		t.Fatalf("New(nil) = %v, %v; want an error naming the nil queue", c, err)
 	}
 }

@@ -137,7 +137,7 @@ func (p *cachePath) submit(u *ioUnit) bool {
 		write := u.bio.Op == blkq.OpWrite
 		d.bufs.withSlot(int(n), func(buf []byte) {
 			if write {
-				d.fill(buf, off)
+				p.j.fillWrite(buf, off, u)
 				p.c.StartWrite(p.cl, buf, off, p.rwDone(u, buf))
 			} else {
 				p.c.StartRead(p.cl, buf, off, p.rwDone(u, buf))
@@ -153,6 +153,7 @@ func (p *cachePath) submit(u *ioUnit) bool {
 func (p *cachePath) rwDone(u *ioUnit, buf []byte) func(int, error) {
 	return func(_ int, err error) {
 		if buf != nil {
+			p.j.checkRead(u, buf, err)
 			p.j.r.data.bufs.putSlot(buf)
 		}
 		if errors.Is(err, io.EOF) {

@@ -23,6 +23,9 @@
 //   - Its path (path.go), chosen once when the job is made, takes each
 //     I/O to the device: straight to the queue, or, buffered, through the
 //     run's page cache, bcache's core, on every device (cache.go).
+//   - A job with verify= (verify.go) writes fio's verify blocks
+//     (verifyhdr.go) and reads them back through its path, checking
+//     each, as fio does.
 //   - The queue (package blkq) completes the bio; its EndIO (job.go)
 //     brings the completion back to the job on the executor.
 //   - A job's stats (stats.go) feed its fio logs: bw, iops, lat, slat,

@@ -25,6 +25,7 @@ type job struct {
 	src    source       // what it issues
 	path   ioPath       // how it reaches the device
 	gen    *generator   // fio's offsets (nil for a replay)
+	vfy    *verifier    // verify= (verify.go), nil without
 	sync   bool         // one I/O at a time (psync and friends)
 	plug   bool         // plug the queue around each batch it issues
 	depth  int
@@ -84,6 +85,8 @@ type ioUnit struct {
 	sync   bool          // a flush for fsync/fdatasync
 	start  blkq.Time     // submission began
 	queued blkq.Time     // submission returned (after any sleep for a request)
+	vp     *vpiece       // the verify block it writes or reads back (verify.go)
+	verr   error         // its verify read's bad block, found where it completed
 }
 
 func (j *job) now() blkq.Time { return j.r.exec.Now() }
@@ -160,6 +163,7 @@ func (j *job) getUnit() *ioUnit {
 // endIO is every job bio's completion callback.
 func endIO(b *blkq.Bio, err error) {
 	u := b.Private.(*ioUnit)
+	u.j.checkRead(u, b.Buf, err)
 	if d := u.j.r.data; d != nil && b.Buf != nil {
 		d.bufs.put(b.Buf) // the data has moved: free the buffer now (bufpool.go)
 		b.Buf = nil
@@ -189,7 +193,7 @@ func (j *job) pump() {
 			j.issueSync(false)
 			break
 		}
-		if j.limitReached() {
+		if j.limitReached() && !j.verifyPending() {
 			break
 		}
 		io, st := j.src.next()
@@ -291,7 +295,7 @@ func (j *job) sleepThen(d time.Duration) {
 
 // prepare fills u's bio for io.
 func (j *job) prepare(u *ioUnit, io nextIO) {
-	u.sync, u.rec, u.sub = false, io.rec, io.sub
+	u.sync, u.rec, u.sub, u.vp = false, io.rec, io.sub, nil
 	if u.sub == nil {
 		u.sub = &j.main
 	}
@@ -316,13 +320,16 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 	b.Sector = uint64(io.offset) >> blkq.SectorShift
 	b.Sectors = uint32(io.length >> blkq.SectorShift)
 	b.Buf = nil
+	if j.vfy != nil {
+		j.vfy.prepare(u, io)
+	}
 	if d := j.r.data; d != nil {
 		// The buffer is the bio's until its EndIO (bufpool.go); through
 		// the page cache, the path takes one of its own for the call.
 		if io.op != blkq.OpDiscard && j.path.bioBuffers() {
 			b.Buf = d.bufs.get(int(io.length))
 			if io.op == blkq.OpWrite {
-				d.fill(b.Buf, io.offset)
+				j.fillWrite(b.Buf, io.offset, u)
 			}
 		}
 		if io.op == blkq.OpWrite {
@@ -406,6 +413,7 @@ func (j *job) done(u *ioUnit, err error) {
 			j.r.data.abandoned(u)
 		}
 	}
+	j.verifyDone(u, err)
 	j.free = append(j.free, u)
 	if j.sync && j.spec.ThinkTime > 0 && !j.state.stopping() && j.thinkDue() {
 		j.sleepThen(j.spec.ThinkTime)
@@ -419,7 +427,7 @@ func (j *job) maybeFinish() {
 	if j.state.ended() || j.inflight > 0 || j.main.asleep || j.state.syncBusy() {
 		return
 	}
-	if !j.state.stopping() && !j.limitReached() && !j.state.syncDue() {
+	if !j.state.stopping() && (!j.limitReached() || j.verifyPending()) && !j.state.syncDue() {
 		return
 	}
 	if j.state.pause == pauseTimer && !j.state.stopping() {

@@ -159,6 +159,9 @@ func (r *runner) plan() (*layout, error) {
 			io = r.capSize(j.spec.IOSize)
 		}
 		j.limit = satmath.Mul(io, int64(max(j.spec.Loops, 1)))
+		if err := r.setupVerify(j); err != nil {
+			return nil, err
+		}
 	}
 	return lay, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/blkq-dev/blkq"
@@ -160,6 +162,7 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 	if err := r.execute(res); err != nil {
 		return nil, err
 	}
+	res.Replayed = int(j.issuedIOs)
 	if left := sc.n - j.issuedIOs; left > 0 && ts.feed.err == nil && !res.Interrupted {
 		// Only a runtime cap ends a replay before the trace does.
 		if j.runtime() == 0 {
@@ -303,9 +306,41 @@ func (t *traceSource) describe(js *report.JobStats) {
 // prepareRecord fills u's bio from trace record r.
 func (j *job) prepareRecord(u *ioUnit, r *ReplayRecord) {
 	u.bio.Op, u.bio.Flags, u.bio.Sector, u.bio.Sectors, u.bio.Buf = r.Op, r.Flags, r.Sector, r.Sectors, nil
-	if !j.r.simulated && r.Op != blkq.OpFlush && r.Sector+uint64(r.Sectors) <= j.r.dev.Capacity() {
-		// A real device moves data: reads need room, writes need bytes
-		// (zeros: a trace records addresses, not contents).
-		u.bio.Buf = device.AlignedBuffer(int(r.Sectors) << blkq.SectorShift)
+	if strings.HasPrefix(j.r.opt.Device, "file:") && (r.Op == blkq.OpRead || r.Op == blkq.OpWrite) && r.Sector+uint64(r.Sectors) <= j.r.dev.Capacity() {
+		// A file moves data: reads need room, writes need bytes. The null
+		// device moves none, so its bios carry none. A fio job's
+		// read_iolog writes the checked pattern into its buffer (job.go):
+		// a buffer of its own, then.
+		n := int(r.Sectors) << blkq.SectorShift
+		if j.r.data != nil {
+			u.bio.Buf = device.AlignedBuffer(n)
+		} else {
+			u.bio.Buf = j.r.replayBufs.get(r.Op, n)
+		}
 	}
+}
+
+// replayBufs are a blkq replay's data buffers on a file. A trace records
+// addresses, not contents, so every write sends the same zeros, from one
+// buffer as large as the largest write so far: memory for writes is
+// bounded by the largest record, not by it times the records in flight (a
+// trace of 2 GB writes arriving at one instant held one 2 GB buffer for
+// each). Reads still get a buffer each: the device writes into it, and
+// two reads must not share the memory they fill.
+type replayBufs struct {
+	mu    sync.Mutex
+	zeros []byte
+}
+
+// get returns n bytes for a bio of op, aligned for O_DIRECT.
+func (p *replayBufs) get(op blkq.Op, n int) []byte {
+	if op != blkq.OpWrite {
+		return device.AlignedBuffer(n)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.zeros) < n {
+		p.zeros = device.AlignedBuffer(n) // bios in flight keep the old one
+	}
+	return p.zeros[:n]
 }

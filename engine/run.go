@@ -86,23 +86,28 @@ type Result struct {
 	// Merged is, for a replay, what blkq did with each record's bio, in
 	// record order: 'M' back-merged, 'F' front-merged, 0 not merged.
 	Merged []byte
+	// Replayed is, for a replay, the number of records it issued: all of
+	// the trace's unless a runtime cap, an interruption or a bad record
+	// ended it early.
+	Replayed int
 	// Interrupted reports that Options.Stop ended the run before its
 	// jobs (or the trace's records) were done.
 	Interrupted bool
 }
 
 type runner struct {
-	opt     Options
-	jf      *fio.JobFile
-	exec    executor
-	q       *blkq.Queue
-	dev     blkq.Device
-	jobs    []*job
-	running int
-	left    int
-	data    *dataCheck
-	disk    *blkq.DiskStats
-	pids    *pidStats
+	opt        Options
+	jf         *fio.JobFile
+	exec       executor
+	q          *blkq.Queue
+	dev        blkq.Device
+	jobs       []*job
+	running    int
+	left       int
+	data       *dataCheck
+	replayBufs replayBufs // a replay's data buffers on a file (replay.go)
+	disk       *blkq.DiskStats
+	pids       *pidStats
 
 	simulated  bool                   // the executor is the event loop itself
 	cache      *bcache.Cache          // the page cache of buffered jobs (cache.go)
@@ -129,18 +134,11 @@ type runner struct {
 
 // Run runs every job of jf and returns the statistics.
 func Run(jf *fio.JobFile, opt Options) (*Result, error) {
-	if opt.Device == "" {
-		opt.Device = defaultDevice(jf)
-	}
-	r := newRunner(opt)
-	r.jf = jf
-	if err := CheckEngines(jf); err != nil {
-		return nil, err
-	}
-	lay, err := r.plan()
+	r, lay, err := planRun(jf, opt)
 	if err != nil {
 		return nil, err
 	}
+	opt = r.opt
 	if err := r.open(lay); err != nil {
 		return nil, err
 	}
@@ -157,6 +155,13 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	for _, j := range jf.Jobs {
 		if bufferedLibaio(j) && j.IODepth > 1 {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: buffered I/O (direct=0) through libaio is synchronous in Linux (io_submit does the copy or the read before it returns): iodepth=%d acts as 1", jobPlace(jf, j), j.Name, j.IODepth))
+		}
+	}
+	for _, j := range jf.Jobs {
+		// resolve rounds a region's start down to a sector: say so, as
+		// fio would start at the byte asked for.
+		if j.Offset%blkq.SectorSize != 0 || j.OffsetIncrement%blkq.SectorSize != 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: offset=%d, offset_increment=%d: not whole 512-byte sectors (blkq's bios are); each region starts at the sector before", jobPlace(jf, j), j.Name, j.Offset, j.OffsetIncrement))
 		}
 	}
 	for _, j := range r.jobs {
@@ -178,6 +183,31 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// Check plans jf under opt as Run would (engines, block sizes, regions,
+// the device's size) and returns the first error Run would give before it
+// opens the device, running and opening nothing: blkq run --parse-only.
+func Check(jf *fio.JobFile, opt Options) error {
+	_, _, err := planRun(jf, opt)
+	return err
+}
+
+// planRun makes the runner of jf under opt and plans its jobs.
+func planRun(jf *fio.JobFile, opt Options) (*runner, *layout, error) {
+	if opt.Device == "" {
+		opt.Device = defaultDevice(jf)
+	}
+	r := newRunner(opt)
+	r.jf = jf
+	if err := CheckEngines(jf); err != nil {
+		return nil, nil, err
+	}
+	lay, err := r.plan()
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, lay, nil
 }
 
 // newRunner returns the runner of a run or a replay with options opt.

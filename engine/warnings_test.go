@@ -45,3 +45,27 @@ func TestWarningsNameTheJobFile(t *testing.T) {
 		t.Errorf("file run warnings %q, want one starting b.fio:3: job \"second\": direct=0 differs", res.Warnings)
 	}
 }
+
+// TestUnalignedOffsetIsWarnedAbout: an offset (or offset_increment) that
+// is not whole sectors is rounded down to one by the run; the run says
+// so, naming the job, instead of starting elsewhere without a word. An
+// aligned one gives no warning.
+func TestUnalignedOffsetIsWarnedAbout(t *testing.T) {
+	for src, want := range map[string]bool{
+		"[w]\nrw=write\nsize=64k\noffset=1000\n":                      true,
+		"[w]\nrw=write\nsize=64k\noffset_increment=100\nnumjobs=2\n":  true,
+		"[w]\nrw=write\nsize=64k\noffset=1024\noffset_increment=4k\n": false,
+	} {
+		res, err := Run(parseAs(t, "u.fio", src), Options{Device: "null"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := false
+		for _, w := range res.Warnings {
+			got = got || strings.HasPrefix(w, `u.fio:1: job "w": offset=`) && strings.Contains(w, "not whole 512-byte sectors")
+		}
+		if got != want {
+			t.Errorf("%q: warned %v, want %v (warnings %q)", src, got, want, res.Warnings)
+		}
+	}
+}

@@ -40,7 +40,14 @@ func TestSizeCapErrorsNameTheCap(t *testing.T) {
 			}
 		}
 	}
-	if err := cmdRun([]string{"--size-cap=512", "--parse-only"}, new(strings.Builder), new(strings.Builder)); err != nil {
+	// One sector is a cap a job of 512-byte blocks can run under
+	// (--parse-only now plans the jobs, and the embedded demo's blocks
+	// are larger than a sector, so it uses a job file of its own).
+	job := filepath.Join(t.TempDir(), "sector.fio")
+	if err := os.WriteFile(job, []byte("[w]\nrw=read\nbs=512\nsize=1m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmdRun([]string{"--size-cap=512", "--parse-only", job}, new(strings.Builder), new(strings.Builder)); err != nil {
 		t.Errorf("--size-cap=512 (one sector): %v", err)
 	}
 }
@@ -181,7 +188,7 @@ func TestReplayCompareChecksEveryValueBeforeTheFirstReplay(t *testing.T) {
 		}
 	}
 	var o, e strings.Builder
-	if err := cmdReplay([]string{"--compare", "nomerges=0,2", tpcc}, &o, &e); err != nil || strings.Count(e.String(), "replayed 6999 records") != 2 {
+	if err := cmdReplay([]string{"--compare", "nomerges=0,2", tpcc}, &o, &e); err != nil || strings.Count(e.String(), "replayed 6999 of 6999 records") != 2 {
 		t.Errorf("--compare nomerges=0,2: %v\n%s", err, e.String())
 	}
 }
@@ -229,5 +236,44 @@ func TestLatencyWritersHaveALimit(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("left %d files in --dir", len(ents))
+	}
+}
+
+// TestRunParseOnlyRefusesWhatRunRefuses: a job file that the run refuses
+// before it starts (a block size that is not whole sectors, a size spread
+// over more files than it has sectors, an offset past the file) fails
+// --parse-only with the same error, not only once it is run.
+func TestRunParseOnlyRefusesWhatRunRefuses(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"bs3":     "[w]\nrw=write\nsize=1m\nbs=3\n",
+		"nrfiles": "[w]\nrw=write\nsize=1m\nnrfiles=1000000\n",
+		"offset":  "[w]\nrw=read\nfilesize=1m\noffset=2m\n",
+	} {
+		path := filepath.Join(dir, name+".fio")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		runErr := cmdRun([]string{"--device=null", path}, new(strings.Builder), new(strings.Builder))
+		if runErr == nil {
+			t.Fatalf("%s: the run accepted it; the test needs a job the run refuses", name)
+		}
+		err := cmdRun([]string{"--device=null", "--parse-only", path}, new(strings.Builder), new(strings.Builder))
+		if err == nil || err.Error() != runErr.Error() {
+			t.Errorf("%s: --parse-only gave %v; the run gives %v", name, err, runErr)
+		}
+	}
+}
+
+// TestReplayUnknownFormatIsAUsageError: an unknown --format is a usage
+// error (exit 2) naming the flag and every format, blktrace included; it
+// was a plain error (exit 1) whose list left blktrace out.
+func TestReplayUnknownFormatIsAUsageError(t *testing.T) {
+	err := cmdReplay([]string{"--format=xyz", tpcc}, new(strings.Builder), new(strings.Builder))
+	if err == nil || !isUsage(err) || !strings.HasPrefix(err.Error(), "--format=xyz") || !strings.Contains(err.Error(), "blktrace") || !strings.Contains(err.Error(), "disksim") {
+		t.Fatalf("--format=xyz: %v; want a usage error naming --format and listing blktrace and disksim", err)
+	}
+	if err := cmdReplay([]string{"--parse-only", "--format=disksim", tpcc}, new(strings.Builder), new(strings.Builder)); err != nil {
+		t.Errorf("--format=disksim: %v", err)
 	}
 }

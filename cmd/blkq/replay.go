@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,6 +41,8 @@ func (f *cliFlags) replay(path string, stdout, stderr io.Writer) error {
 		return usagef("--speed=%v: want a number from 1e-6 to 1e9 (2 = twice as fast, 0.5 = half as fast)", f.speed)
 	case f.iodepth < 1:
 		return usagef("--iodepth=%d: want at least 1", f.iodepth)
+	case f.traceFormat != "" && iotrace.Format(f.traceFormat) != iotrace.FormatBlktrace && !slices.Contains(iotrace.Formats, iotrace.Format(f.traceFormat)):
+		return usagef("--format=%.40s: want %s or %v (or none: detected from the content)", f.traceFormat, iotrace.FormatBlktrace, iotrace.Formats)
 	case f.timing != "trace" && f.timing != "afap":
 		return usagef("--timing=%.40s: want trace or afap", f.timing)
 	case f.given("iodepth") && f.timing != "afap":
@@ -181,7 +184,7 @@ func replayCompare(path string, src engine.ReplaySource, base engine.Options, ro
 			}
 		}
 		rows = append(rows, report.NewCompareRow(set.name, res.Run.Jobs[0], res.Run.Disks, res.Elapsed).Cells())
-		fmt.Fprintf(stderr, "blkq: %s replayed %d records in %s wall\n", set.name, nrecs, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(stderr, "blkq: %s replayed %d of %d records in %s wall\n", set.name, res.Replayed, nrecs, time.Since(start).Round(time.Millisecond))
 		if res.Interrupted {
 			// The table shows what ran: this setting's row is partial,
 			// the settings after it did not run.

@@ -174,3 +174,39 @@ func TestReplayOfAPipeIsRefusedBeforeReading(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayCompareCountsWhatARuntimeCapLeft: under --runtime-cap each
+// setting's line says how many of the trace's records it replayed, not
+// the trace's length (it said "replayed 4322 records" for a replay its
+// cap had stopped after 8).
+func TestReplayCompareCountsWhatARuntimeCapLeft(t *testing.T) {
+	const tr = "../../testdata/traces/mqsim-tpcc-small.trace"
+	count := func(args ...string) (replayed, total int) {
+		var o, e strings.Builder
+		if err := cmdReplay(append(args, "--compare", "nomerges=0,2", tr), &o, &e); err != nil {
+			t.Fatal(err)
+		}
+		lines := 0
+		for _, l := range strings.Split(e.String(), "\n") {
+			if strings.Contains(l, " replayed ") && strings.Contains(l, " wall") {
+				var name string
+				if _, err := fmt.Sscanf(l, "blkq: %s replayed %d of %d records", &name, &replayed, &total); err != nil {
+					t.Fatalf("%q: %v", l, err)
+				}
+				lines++
+			}
+		}
+		if lines != 2 {
+			t.Fatalf("want one line per setting, got %d:\n%s", lines, e.String())
+		}
+		return replayed, total
+	}
+	all, total := count()
+	if all != total || total == 0 {
+		t.Fatalf("uncapped: replayed %d of %d", all, total)
+	}
+	capped, total2 := count("--runtime-cap", "1ms")
+	if total2 != total || capped <= 0 || capped >= total {
+		t.Fatalf("--runtime-cap 1ms: replayed %d of %d; want fewer than all %d", capped, total2, total)
+	}
+}

@@ -64,7 +64,14 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 		}
 	}
 	if f.parseOnly {
-		return nil
+		// Everything a run checks before it opens the device (block
+		// sizes, regions, files per job), so that a job file that passes
+		// here does not fail at once when run.
+		jf := jobFiles[0]
+		if len(jobFiles) > 1 {
+			jf = fio.Merge(jobFiles...)
+		}
+		return engine.Check(jf, opt)
 	}
 	// From here on SIGINT and SIGTERM stop the run and print its report
 	// (signal.go); the report goes through in.out, after fio's line.

@@ -213,6 +213,8 @@ type Job struct {
 	EndFsync bool
 	// Verify is verify= as written ("" when unset; fio's "0" also means none).
 	Verify string
+	// Verification is the other verify options (verify.go).
+	Verification Verification
 	// KBBase is kb_base=: 1024 (default) or 1000. It already shaped every
 	// size above; a reporter needs it to pick units.
 	KBBase int
@@ -248,6 +250,7 @@ func newJob(name string, line int) *Job {
 		ZoneMode:        "none",
 		KBBase:          1024,
 		Stats:           DefaultStatOptions(),
+		Verification:    Verification{DoVerify: true, StateSave: true},
 		Logs:            defaultLogs(),
 	}
 }

@@ -376,6 +376,9 @@ func buildOptionTable() map[string]*optSpec {
 			}
 		}
 	}
+	for i := range verifyOptions {
+		t[verifyOptions[i].name] = &verifyOptions[i]
+	}
 	add := func(names []string, bare bareRule) {
 		for _, n := range names {
 			if _, dup := t[n]; dup {

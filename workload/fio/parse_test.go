@@ -456,13 +456,14 @@ func TestOptionTableSane(t *testing.T) {
 		runtime time_based ramp_time loops startdelay stonewall new_group wait_for group_reporting norandommap
 		randrepeat randseed thinktime thinktime_blocks rate rate_iops ratemin number_ios timeout exitall exit_what
 		zonemode zonesize zoneskip fsync fdatasync end_fsync verify kb_base uri thread filename_format io_limit
-		blocksize_range`) {
+		blocksize_range do_verify verify_backlog verify_backlog_batch verify_fatal verify_pattern verify_interval
+		verify_offset verify_only verify_dump experimental_verify verify_state_save verify_state_load`) {
 		if s, ok := optionTable[n]; !ok || s.set == nil {
 			t.Errorf("%s is not modelled", n)
 		}
 	}
 	for _, n := range []string{"cmdprio_percentage", "prio", "prioclass", "numa_cpu_nodes", "numa_mem_policy",
-		"dedupe_mode", "buffer_compress_percentage", "verify_backlog", "ss", "ss_dur", "ss_ramp", "flow", "flow_sleep", "gtod_reduce", "io_submit_mode",
+		"dedupe_mode", "buffer_compress_percentage", "verify_async", "ss", "ss_dur", "ss_ramp", "flow", "flow_sleep", "gtod_reduce", "io_submit_mode",
 		"continue_on_error", "ignore_error", "error_dump", "fallocate", "create_on_open", "random_distribution",
 		"disable_slat", "disable_clat", "port", "hostname", "http_host", "rate_process", "latency_target"} {
 		if s, ok := optionTable[n]; !ok || s.set != nil {
