@@ -154,11 +154,13 @@ func TestParseOnlyAsFio(t *testing.T) {
 		{"--name=x", "--rw=bogus"},
 		{"--readonly", "--name=x", "--rw=write"},
 		{"--readonly", "--name=x", "--rw=randrw"},
-		{"--readonly", "--name=x", "--rw=read"},
+		{"--readonly", "--name=x", "--rw=read", "--size=1m"},
 		{"--name=x", "--bogusopt=1"},
 		{"--name=x", "--size"},
-		{"--name=global", "--bs=4k", "--name=x"},
-		{"--name=a", "--iodepth", "8", "--name=b", "--numjobs=2"},
+		// Sized: blkq's --parse-only also plans the run, and a job without
+		// a size fails there (fio's would fail when run).
+		{"--name=global", "--bs=4k", "--size=1m", "--name=x"},
+		{"--size=1m", "--name=a", "--iodepth", "8", "--name=b", "--numjobs=2"},
 	} {
 		name := strings.Join(args, " ")
 		args := append([]string{"--parse-only"}, args...)
