@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/report"
 )
 
 // etaState is what the progress line may read of a job while it runs.
@@ -26,6 +27,10 @@ type etaState struct {
 	start    atomic.Int64 // blkq.Time the job began
 	done     atomic.Int64 // bytes completed
 	last     atomic.Int64 // blkq.Time of the last completion
+	// dirBytes and dirIOs are the bytes and I/Os completed per direction
+	// (the status line's rates).
+	dirBytes [report.NumDirs]atomic.Int64
+	dirIOs   [report.NumDirs]atomic.Int64
 }
 
 // clock returns the latest time on the run's clock the progress line can

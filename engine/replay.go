@@ -139,7 +139,7 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 		feed: &feeder{rd: rd, left: sc.n, wrapTo: devSectors, wrap: wrap}}
 	// The replay is one job: its depth bounds afap's records in flight;
 	// trace timing is an open loop, bounded by nothing but the trace.
-	spec := &fio.Job{Name: name, Direct: true, IODepth: ro.IODepth}
+	spec := &fio.Job{Name: name, Direct: true, IODepth: ro.IODepth, Stats: fio.DefaultStatOptions()}
 	j := &job{r: r, spec: spec, name: name, pid: replayPID, src: ts, depth: ro.IODepth, low: ro.IODepth, limit: math.MaxInt64}
 	if ro.Timing == "trace" {
 		j.depth, j.low = math.MaxInt, math.MaxInt

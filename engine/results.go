@@ -22,6 +22,10 @@ func (r *runner) report(end blkq.Time) *report.Run {
 		js := j.st.js
 		j.src.describe(js)
 		js.Elapsed = elapsedSecs(end)
+		js.Percentiles = percentileOptions(j.spec.Stats)
+		if d := j.spec.Stats.Description; d != "" {
+			js.Description = d
+		}
 		// Sleeps, wake-ups, waits and dropped read-aheads come from the
 		// event stream (pidStats).
 		if j.st.cpu != nil && j.st.cpuState == 0 {
@@ -58,11 +62,24 @@ func (r *runner) report(end blkq.Time) *report.Run {
 	return run
 }
 
-// progressEvery is the progress line's period of wall time.
-var progressEvery = 2 * time.Second
+// percentileOptions are a job's percentile options as the report takes
+// them.
+func percentileOptions(s fio.StatOptions) *report.PercentileOptions {
+	return &report.PercentileOptions{List: s.PercentileList, Precision: s.PercentilePrecision,
+		Clat: s.ClatPercentiles, Lat: s.LatPercentiles, Slat: s.SlatPercentiles}
+}
 
-// progress prints a line every progressEvery of wall time while the run
-// lasts; stop ends it and returns once its goroutine has exited.
+// progressEvery is the status line's period of wall time (fio's
+// eta_interval, 1 s).
+var progressEvery = time.Second
+
+// statusClockSeen, when set (by tests), is called with the run's clock
+// each status line is computed at, from the status goroutine.
+var statusClockSeen func(now blkq.Time)
+
+// progress prints fio's status line (status.go) every progressEvery of
+// wall time while the run lasts; stop ends it, prints a newline after the
+// last line, as fio does, and returns once its goroutine has exited.
 //
 // The run's clock belongs to the executor, so the line shows r.clock: the
 // time of the latest queue event or job completion, stored as they happen
@@ -75,28 +92,34 @@ func (r *runner) progress() (stop func()) {
 	tick := time.NewTicker(progressEvery)
 	quit := make(chan struct{})
 	exited := make(chan struct{})
+	printed := false
 	r.q.AddTracer(blkq.TracerFunc(func(e *blkq.Event) { r.clockNow.Store(int64(e.Time)) }))
 	go func() {
 		defer close(exited)
+		prev, last := r.statusNow(0), 0
 		for {
 			select {
 			case <-quit:
 				return
 			case <-tick.C:
 			}
-			now, wall := r.clock(blkq.Time(r.clockNow.Load())), time.Since(start)
-			eta := ""
-			if rem, ok := r.etaRemaining(now); ok {
-				eta = " [eta " + fioETA(etaWall(rem, now, wall, r.simulated)) + "]"
+			now := r.clock(blkq.Time(r.clockNow.Load()))
+			if statusClockSeen != nil {
+				statusClockSeen(now)
 			}
-			fmt.Fprintf(r.opt.Progress, "blkq: %s wall, %.1fs on the run's clock, %d/%d jobs done%s\n",
-				wall.Round(time.Second), float64(now)/1e9, r.doneJobs.Load(), len(r.jobs), eta)
+			cur := r.statusNow(time.Since(start))
+			line := r.statusLine(now, prev, cur, last)
+			fmt.Fprint(r.opt.Progress, line)
+			prev, last, printed = cur, len(line)-1, true
 		}
 	}()
 	return func() {
 		tick.Stop()
 		close(quit)
 		<-exited
+		if printed {
+			fmt.Fprintln(r.opt.Progress)
+		}
 	}
 }
 
@@ -106,6 +129,9 @@ func jobPlace(jf *fio.JobFile, j *fio.Job) string {
 	file := jf.Path
 	if j.File != "" {
 		file = j.File
+	}
+	if file == fio.CommandLinePath {
+		return file // its lines are no one's to count
 	}
 	return fmt.Sprintf("%s:%d", file, j.Line)
 }

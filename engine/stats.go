@@ -78,6 +78,8 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 		s.wroteAny = true
 	}
 	s.eta.done.Add(int64(u.bio.Sectors) << blkq.SectorShift)
+	s.eta.dirBytes[d].Add(int64(u.bio.Sectors) << blkq.SectorShift)
+	s.eta.dirIOs[d].Add(1)
 	s.eta.last.Store(int64(now))
 	if u.start < s.rampEnd {
 		return

@@ -118,22 +118,20 @@ func latLine(name string, l *Latency) string {
 }
 
 // percentileBlock formats fio's "clat percentiles (usec):" block for a
-// non-empty latency; name is "clat" or "sync".
-func percentileBlock(name string, l *Latency) string {
-	vals := make([]int64, len(fioPercentiles))
-	minv, maxv := int64(-1), int64(0)
-	for i, p := range fioPercentiles {
-		v := l.Percentile(p)
-		vals[i] = v
-		if minv < 0 || v < minv {
-			minv = v
-		}
-		if v > maxv {
-			maxv = v
-		}
+// non-empty latency, from fio's histogram at po's percentiles (sorted, as
+// fio prints them); name is "slat", "clat", "lat" or "sync".
+func percentileBlock(name string, l *Latency, po PercentileOptions) string {
+	list := SortedPercentiles(po.List)
+	vals := l.FioPercentiles(list)
+	if len(vals) == 0 {
+		return ""
+	}
+	minv, maxv := vals[0], vals[0]
+	for _, v := range vals {
+		minv, maxv = min(minv, v), max(maxv, v)
 	}
 	var b strings.Builder
-	unit, divisor, scale := "nsec", int64(1), 0
+	unit, divisor, scale := "nsec", uint64(1), 0
 	switch {
 	case minv > 2000000 && maxv > 99999999:
 		unit, divisor, scale = "msec", 1000000, 2
@@ -141,9 +139,8 @@ func percentileBlock(name string, l *Latency) string {
 		unit, divisor, scale = "usec", 1000, 1
 	}
 	fmt.Fprintf(&b, "    %s percentiles (%s):\n", name, unit)
-	width := max(5, digits(uint64(maxv/divisor)))
-	const precision = 2
-	perLine := (80 - 7) / (precision + 10 + width)
+	width := max(5, digits(maxv/divisor))
+	perLine := max((80-7)/(po.Precision+10+width), 1)
 	for i, v := range vals {
 		if i%perLine == 0 {
 			b.WriteString("     |")
@@ -155,7 +152,7 @@ func percentileBlock(name string, l *Latency) string {
 		if i == len(vals)-1 {
 			sep = "\n"
 		}
-		fmt.Fprintf(&b, " %5.2fth=[%*d]%s", fioPercentiles[i], width, v, sep)
+		fmt.Fprintf(&b, " %*.*fth=[%*d]%s", po.Precision+3, po.Precision, list[i], width, v, sep)
 		if i != len(vals)-1 && i%perLine == perLine-1 {
 			b.WriteString("\n")
 		}

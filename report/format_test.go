@@ -136,7 +136,7 @@ func TestPercentileBlockLayout(t *testing.T) {
 		for _, v := range c.values {
 			l.RecordN(v, 100)
 		}
-		block := percentileBlock("clat", l)
+		block := percentileBlock("clat", l, defaultPercentileOptions.withList())
 		lines := strings.Split(strings.TrimSuffix(block, "\n"), "\n")
 		if want := "    clat percentiles (" + c.unit + "):"; lines[0] != want {
 			t.Errorf("%s: header %q, want %q", c.name, lines[0], want)
@@ -169,13 +169,15 @@ func TestPercentileBlockSeqreadShape(t *testing.T) {
 	// fio's own first line for the seqread sample, with its percentile values.
 	want := "     |  1.00th=[  668],  5.00th=[  668], 10.00th=[  693], 20.00th=[  734],"
 	l := &Latency{}
-	// With 17 values the 1st, 5th, 10th and 20th percentiles are the 1st,
-	// 1st, 2nd and 3rd smallest; the histogram reports each value's bucket
-	// top and the block rounds up to whole us, as fio does.
-	for _, v := range []int64{667400, 692500, 733500, 758000, 775000, 798500, 823500, 864500, 913500, 946500, 1089500, 1318500, 1335500, 1335500, 1335500, 1335500, 1335500} {
-		l.Record(v)
+	// fio's run had 256 reads. fio's rule: percentile p is the first bin at
+	// which the running count reaches p/100*256, so 1% and 5% (2.56 and
+	// 12.8) fall on the 13th read, 10% (25.6) on the 26th, 20% (51.2) on
+	// the 52nd; fio prints the bin's value (667648, 692224, 733184 ns),
+	// rounded up to whole us.
+	for _, vc := range [][2]int64{{667400, 13}, {692500, 13}, {733500, 26}, {1335500, 204}} {
+		l.RecordN(vc[0], vc[1])
 	}
-	got := strings.Split(percentileBlock("clat", l), "\n")[1]
+	got := strings.Split(percentileBlock("clat", l, defaultPercentileOptions.withList()), "\n")[1]
 	if got != want {
 		t.Errorf("first percentile line\n got %q\nwant %q", got, want)
 	}

@@ -35,12 +35,20 @@ const jsonEta = 2147483647
 // direction without I/O). Under group_reporting each group is one job
 // object named after its first job. The output never contains NaN or
 // infinities and is byte-identical for identical input.
-func WriteJSON(w io.Writer, r *Run) error {
+func WriteJSON(w io.Writer, r *Run) error { return writeJSON(w, r, false) }
+
+// WriteJSONPlus writes r as fio 3.33's --output-format=json+: the JSON of
+// [WriteJSON] where every latency object that has a "percentile" object
+// also has "bins", fio's histogram (see [Latency.Bins]): one key per
+// non-empty bin, the bin's value in ns, whose value is the bin's count.
+func WriteJSONPlus(w io.Writer, r *Run) error { return writeJSON(w, r, true) }
+
+func writeJSON(w io.Writer, r *Run, plus bool) error {
 	if r == nil {
 		r = &Run{}
 	}
 	bw := bufio.NewWriter(w)
-	writeJSONValue(bw, runJSON(r), 0)
+	writeJSONValue(bw, runJSON(r, plus), 0)
 	bw.WriteString("\n")
 	return bw.Flush()
 }
@@ -170,7 +178,7 @@ func options(opts [][2]string) *jobj {
 	return o
 }
 
-func runJSON(r *Run) *jobj {
+func runJSON(r *Run, plus bool) *jobj {
 	root := &jobj{}
 	root.add("fio version", runVersion(r))
 	root.add("timestamp", r.Timestamp)
@@ -187,7 +195,7 @@ func runJSON(r *Run) *jobj {
 	}
 	jobs := jarr{}
 	for _, u := range us {
-		jobs = append(jobs, jobJSON(u.job, gidx[u.job.GroupID]))
+		jobs = append(jobs, jobJSON(u.job, gidx[u.job.GroupID], plus))
 	}
 	root.add("jobs", jobs)
 	if len(r.Disks) > 0 {
@@ -245,7 +253,9 @@ func runJSON(r *Run) *jobj {
 	return root
 }
 
-func latJSON(l *Latency, percentiles bool) *jobj {
+// latJSON is a latency object; with percentiles, its "percentile"
+// object at po's list, and with plus too, its "bins".
+func latJSON(l *Latency, percentiles bool, po PercentileOptions, plus bool) *jobj {
 	o := &jobj{}
 	o.add("min", l.Min())
 	o.add("max", l.Max())
@@ -254,15 +264,23 @@ func latJSON(l *Latency, percentiles bool) *jobj {
 	o.add("N", l.Count())
 	if percentiles && l.Count() > 0 {
 		p := &jobj{}
-		for _, q := range fioPercentiles {
-			p.add(strconv.FormatFloat(q, 'f', 6, 64), l.Percentile(q))
+		list := SortedPercentiles(po.List)
+		for i, v := range l.FioPercentiles(list) {
+			p.add(strconv.FormatFloat(list[i], 'f', 6, 64), v)
 		}
 		o.add("percentile", p)
+		if plus {
+			b := &jobj{}
+			for _, bin := range l.Bins() {
+				b.add(strconv.FormatUint(bin.Value, 10), bin.Count)
+			}
+			o.add("bins", b)
+		}
 	}
 	return o
 }
 
-func dirJSON(j *JobStats, d Dir, g *GroupStats) *jobj {
+func dirJSON(j *JobStats, d Dir, g *GroupStats, plus bool) *jobj {
 	ds := j.Dir(d)
 	rt := dirRuntimeMs(j, d)
 	var bwBytes uint64
@@ -285,9 +303,10 @@ func dirJSON(j *JobStats, d Dir, g *GroupStats) *jobj {
 	if j.Sync {
 		slat = nil // fio measures no submission latency for sync engines: all zeros
 	}
-	o.add("slat_ns", latJSON(slat, false))
-	o.add("clat_ns", latJSON(ds.Clat, true))
-	o.add("lat_ns", latJSON(ds.Lat, false))
+	po := j.percentileOptions()
+	o.add("slat_ns", latJSON(slat, po.Slat, po, plus))
+	o.add("clat_ns", latJSON(ds.Clat, po.Clat, po, plus))
+	o.add("lat_ns", latJSON(ds.Lat, po.Lat, po, plus))
 	var agg float64
 	if ds.BW.N() > 0 {
 		var a uint64
@@ -319,7 +338,7 @@ func percentMap(labels []string, vals []float64) *jobj {
 	return o
 }
 
-func jobJSON(j *JobStats, g *GroupStats) *jobj {
+func jobJSON(j *JobStats, g *GroupStats, plus bool) *jobj {
 	o := &jobj{}
 	o.add("jobname", j.Name)
 	o.add("groupid", j.GroupID)
@@ -330,7 +349,7 @@ func jobJSON(j *JobStats, g *GroupStats) *jobj {
 		o.add("job options", options(j.JobOptions))
 	}
 	for d := Dir(0); d < NumDirs; d++ {
-		o.add(d.String(), dirJSON(j, d, g))
+		o.add(d.String(), dirJSON(j, d, g, plus))
 	}
 	sync := &jobj{}
 	var syncLat *Latency
@@ -339,7 +358,8 @@ func jobJSON(j *JobStats, g *GroupStats) *jobj {
 		syncLat, syncIOs = j.SyncOps.Lat, j.SyncOps.IOs
 	}
 	sync.add("total_ios", syncIOs)
-	sync.add("lat_ns", latJSON(syncLat, true))
+	po := j.percentileOptions()
+	sync.add("lat_ns", latJSON(syncLat, po.Clat || po.Lat, po, plus))
 	o.add("sync", sync)
 	o.add("job_runtime", msOf(jobRuntimeNs(j)))
 	o.add("usr_cpu", jfloat(j.UsrCPU))

@@ -56,7 +56,9 @@ var (
 // Count, Min, Max, Mean, Stddev and Total are exact (running sums); Percentile
 // comes from an HdrHistogram (1 ns .. 1 hour, 3 significant digits, about
 // 270 KB) that is allocated on the first Record, so an unused Latency costs
-// almost nothing.
+// almost nothing. The reports print [Latency.FioPercentiles] instead, from a
+// copy of fio's own histogram (15 KB, plat.go), because fio prints bin
+// values, not exact ones.
 // Latency also keeps the per-I/O counts of fio's latency buckets
 // (see [LatBucketsNs]).
 //
@@ -71,6 +73,7 @@ type Latency struct {
 	mean    float64
 	m2      float64 // sum of squared deviations from the mean
 	buckets [32]uint64
+	plat    *platHist // fio's histogram (plat.go), allocated on the first Record
 }
 
 // NewLatency returns an empty Latency (the same as new(Latency)).
@@ -97,6 +100,7 @@ func (l *Latency) RecordN(ns int64, n int64) {
 		hv = LatencyHighest
 	}
 	_ = l.h.RecordValues(hv, n) // in range by construction
+	l.recordPlat(ns, n)
 	l.merge(n, ns, ns, satmath.Mul(ns, n), float64(ns), 0)
 	l.buckets[latBucket(ns)] += uint64(n)
 }
@@ -142,6 +146,7 @@ func (l *Latency) Merge(o *Latency) {
 	if o.h != nil {
 		l.h.Merge(o.h)
 	}
+	l.mergePlat(o)
 	l.merge(o.n, o.min, o.max, o.total, o.mean, o.m2)
 	for i, c := range o.buckets {
 		l.buckets[i] += c
@@ -153,6 +158,10 @@ func (l *Latency) clone() *Latency {
 	c := *l
 	if l.h != nil {
 		c.h = l.h.Clone()
+	}
+	if l.plat != nil {
+		p := *l.plat
+		c.plat = &p
 	}
 	return &c
 }

@@ -205,6 +205,45 @@ type JobStats struct {
 	CompleteHist [NumDepthBuckets]uint64
 	// Blkq are blkq's extra measurements; nil prints none.
 	Blkq *BlkqJobStats
+	// Percentiles says which latency percentiles the reports print, at
+	// which percentiles; nil: fio's defaults (clat only, [Percentiles]).
+	Percentiles *PercentileOptions
+}
+
+// PercentileOptions are fio's percentile_list, percentile precision and
+// clat_percentiles, lat_percentiles and slat_percentiles of a job.
+type PercentileOptions struct {
+	// List is in percent, as written (the reports sort it, as fio does;
+	// a 0 ends it); nil: [Percentiles].
+	List []float64
+	// Precision is the number of decimals of each percentile in the text
+	// report (fio's default list: 2).
+	Precision int
+	// Clat, Lat and Slat select the completion, total and submission
+	// latency percentiles (fio's defaults: Clat only).
+	Clat, Lat, Slat bool
+}
+
+// defaultPercentileOptions are fio's defaults.
+var defaultPercentileOptions = PercentileOptions{Precision: 2, Clat: true}
+
+// percentileOptions returns j's percentile options, fio's defaults when
+// none are set.
+func (j *JobStats) percentileOptions() PercentileOptions {
+	o := defaultPercentileOptions
+	if j.Percentiles != nil {
+		o = *j.Percentiles
+	}
+	return o.withList()
+}
+
+// withList returns o with fio's default list (and its precision, 2) when
+// o has none.
+func (o PercentileOptions) withList() PercentileOptions {
+	if o.List == nil {
+		o.List, o.Precision = fioPercentiles[:], 2
+	}
+	return o
 }
 
 // Dir returns the statistics of direction d (nil for an unknown d).

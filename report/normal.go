@@ -36,6 +36,13 @@ func writeNormal(w *bufio.Writer, r *Run) {
 	if r == nil {
 		r = &Run{}
 	}
+	writeNormalHeader(w, r)
+	writeNormalBody(w, r)
+}
+
+// writeNormalHeader writes what fio prints as the jobs start: the job
+// lines, the version, "Starting N processes".
+func writeNormalHeader(w *bufio.Writer, r *Run) {
 	// Header lines: one per job section, "..." for its clones.
 	n := 0
 	for i, j := range r.Jobs {
@@ -61,7 +68,11 @@ func writeNormal(w *bufio.Writer, r *Run) {
 		fmt.Fprintf(w, "blkq: %s\n", note)
 	}
 	w.WriteString("\n")
+}
 
+// writeNormalBody writes what fio prints after the run: the job blocks,
+// the run status of each group, the disks.
+func writeNormalBody(w *bufio.Writer, r *Run) {
 	us := units(r)
 	groups := groupsOf(r, us)
 	gidx := map[int]*GroupStats{}
@@ -165,7 +176,7 @@ func writeJobBlock(w *bufio.Writer, u unit, g *GroupStats, now string) {
 	if j.SyncOps != nil && j.SyncOps.Lat.Count() > 0 {
 		w.WriteString("  fsync/fdatasync/sync_file_range:\n")
 		w.WriteString(latLine("sync", j.SyncOps.Lat))
-		w.WriteString(percentileBlock("sync", j.SyncOps.Lat))
+		w.WriteString(percentileBlock("sync", j.SyncOps.Lat, j.percentileOptions()))
 	}
 	fmt.Fprintf(w, "  cpu          : usr=%3.2f%%, sys=%3.2f%%, ctx=%d, majf=%d, minf=%d\n",
 		fin(j.UsrCPU), fin(j.SysCPU), j.Ctx, j.MajFlt, j.MinFlt)
@@ -228,8 +239,15 @@ func writeDirStatus(w *bufio.Writer, j *JobStats, d Dir, agg uint64) {
 	if ds.Lat.Count() > 0 {
 		w.WriteString(latLine(" lat", ds.Lat))
 	}
-	if ds.Clat.Count() > 0 {
-		w.WriteString(percentileBlock("clat", ds.Clat))
+	po := j.percentileOptions()
+	if po.Slat && !j.Sync && ds.Slat.Count() > 0 {
+		w.WriteString(percentileBlock("slat", ds.Slat, po))
+	}
+	if po.Clat && ds.Clat.Count() > 0 {
+		w.WriteString(percentileBlock("clat", ds.Clat, po))
+	}
+	if po.Lat && ds.Lat.Count() > 0 {
+		w.WriteString(percentileBlock("lat", ds.Lat, po))
 	}
 	if ds.BW.N() > 0 {
 		mn, mx := uint64(max(ds.BW.Min(), 0)), uint64(max(ds.BW.Max(), 0))

@@ -168,6 +168,16 @@ func checkEveryFlag(t *testing.T, cmd string, head, tail []string, cases map[str
 	}
 }
 
+// isTerse: the report is fio's terse output, version 3, one line a job.
+func isTerse(w, b outcome) bool {
+	return w.err == nil && strings.HasPrefix(w.out, "3;") && !strings.Contains(w.out, "{") && b.out != w.out
+}
+
+// refusedBeforeRun: a usage error, no report.
+func refusedBeforeRun(w, b outcome) bool {
+	return b.err == nil && w.err != nil && isUsage(w.err) && w.out == ""
+}
+
 // helpCase is the case of -h/--help: the usage on stderr, nothing run.
 func helpCase(cmd string) flagCase {
 	return flagCase{with: []string{"--help"}, ok: func(w, b outcome) bool {
@@ -193,6 +203,8 @@ func TestEveryReplayFlagChangesTheReplay(t *testing.T) {
 		"iodepth":       {base: []string{"--timing=afap"}, with: []string{"--timing=afap", "--iodepth=4"}, ok: differs},
 		"time-unit":     {with: []string{"--time-unit=1us"}, ok: differs},
 		"output-format": {with: []string{"--output-format=normal"}, ok: differs},
+		"minimal":       {with: []string{"--minimal"}, ok: isTerse},
+		"terse-version": {with: []string{"--terse-version=2"}, ok: refusedBeforeRun},
 		"runtime-cap": {with: []string{"--runtime-cap=100ms"}, ok: func(w, b outcome) bool {
 			return w.err == nil && w.out != b.out && strings.Contains(w.errOut, "stopped at its runtime cap (100ms)") && !strings.Contains(b.errOut, "runtime cap")
 		}},
@@ -254,6 +266,21 @@ func TestEveryRunFlagChangesTheRun(t *testing.T) {
 		"max-jobs": {base: with("--max-jobs=5"), with: with("--max-jobs=4"), ok: func(w, b outcome) bool {
 			return b.err == nil && w.err != nil && strings.Contains(w.err.Error(), "define 5 jobs")
 		}},
+		"minimal": {base: capped, with: with("--minimal"), ok: isTerse},
+		"eta": {base: []string{"--output-format=normal", "--name=x", "--ioengine=null", "--time_based", "--runtime=1500ms", "--size=1m"},
+			with: []string{"--output-format=normal", "--eta=always", "--name=x", "--ioengine=null", "--time_based", "--runtime=1500ms", "--size=1m"},
+			ok: func(w, b outcome) bool {
+				return w.err == nil && strings.HasPrefix(w.out, "Jobs: 1 (f=1)") && strings.Contains(w.out, "\r") && !strings.Contains(b.out, "Jobs: ")
+			}},
+		"terse-version": {base: capped, with: with("--terse-version=4"), ok: refusedBeforeRun},
+		"readonly": {tail: job, base: capped, with: with("--readonly"), ok: func(w, b outcome) bool {
+			return b.err == nil && w.err != nil && strings.Contains(w.err.Error(), "--readonly") && w.out == ""
+		}},
+		"section": {tail: []string{"../../testdata/fio-3.33/ssd-test.fio"}, base: with("--device=sim:ssd", "--size-cap=1m"),
+			with: with("--device=sim:ssd", "--size-cap=1m", "--section=rand-read"), ok: func(w, b outcome) bool {
+				return w.err == nil && strings.Count(w.out, `"jobname"`) == 1 && strings.Contains(w.out, `"jobname" : "rand-read"`) &&
+					strings.Count(b.out, `"jobname"`) == 4
+			}},
 		"parse-only": {base: capped, with: with("--parse-only"), ok: func(w, b outcome) bool {
 			return w.err == nil && w.out == "" && b.out != ""
 		}},

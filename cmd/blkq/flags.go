@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/workload/fio"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -28,10 +29,16 @@ type cliFlags struct {
 	sizeCap    string
 	runtimeCap time.Duration
 	parseOnly  bool
+	sections   []string
+	readonly   bool
+	eta        string
 	maxJobs    int
 	warnings   bool
 	// Output (run, replay; output-format and trace also experiment).
 	format, output, traceFile string
+	formats                   report.Format // --output-format, --minimal, checked
+	minimal                   bool
+	terseVersion              int
 	// replay.
 	traceFormat, timing, compare string
 	speed                        float64
@@ -63,8 +70,8 @@ func (f *cliFlags) given(name string) bool {
 // The flags each command takes, by name.
 var (
 	queueFlags      = []string{"device", "scheduler", "nr-requests", "nomerges", "alloc", "set"}
-	outputFlags     = []string{"output-format", "output", "trace"}
-	runFlags        = append(append([]string{"seed", "size-cap", "runtime-cap", "parse-only", "max-jobs", "warnings"}, queueFlags...), outputFlags...)
+	outputFlags     = []string{"output-format", "output", "trace", "minimal", "terse-version"}
+	runFlags        = append(append([]string{"seed", "size-cap", "runtime-cap", "parse-only", "section", "readonly", "eta", "max-jobs", "warnings"}, queueFlags...), outputFlags...)
 	replayFlags     = append(append([]string{"size-cap", "runtime-cap", "parse-only", "format", "timing", "speed", "iodepth", "time-unit", "strict", "kernel-merges", "compare"}, queueFlags...), outputFlags...)
 	experimentFlags = []string{"seed", "scale", "output-format", "print-jobs", "trace", "plot"}
 	latencyFlags    = []string{"duration", "interval", "writers", "dir", "cpu-hold"}
@@ -91,7 +98,13 @@ func newCLIFlags() *cliFlags {
 	fs.BoolVar(&f.warnings, "warnings", false, "also print, on stderr, the options ignored because they cannot mean anything on blkq's devices (CPU pinning, ...), notes on what blkq modelled as Linux does, and the data check of a file: device")
 	fs.IntVar(&f.maxJobs, "max-jobs", fio.MaxJobs, "refuse job files that define more jobs than this (numjobs clones counted), as fio --max-jobs limits them")
 
-	fs.StringVar(&f.format, "output-format", "normal", "normal or json")
+	fs.StringArrayVar(&f.sections, "section", nil, "run only the job section `NAME` (repeatable), as fio --section")
+	fs.BoolVar(&f.readonly, "readonly", false, "refuse jobs that write or trim, as fio --readonly")
+	fs.StringVar(&f.eta, "eta", "auto", "fio's status line on stdout each second: auto (when stdout is a terminal), always or never, as fio --eta")
+
+	fs.StringVar(&f.format, "output-format", "normal", "normal, terse, json or json+, or a comma list of them (printed in fio's order: terse, json, normal); experiment: normal or json")
+	fs.BoolVar(&f.minimal, "minimal", false, "terse output (--output-format=terse), as fio --minimal")
+	fs.IntVar(&f.terseVersion, "terse-version", report.TerseVersion, "terse output version; blkq writes fio's default, 3")
 	fs.StringVar(&f.output, "output", "", "write the report to this `FILE` instead of stdout")
 	fs.StringVar(&f.traceFile, "trace", "", "write a blktrace binary trace of the run to `FILE` (for blkparse -i NAME, call it NAME.blktrace.0); experiment: one trace per configuration, FILE-CONFIG.blktrace.0")
 

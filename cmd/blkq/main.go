@@ -102,7 +102,7 @@ func newCLI(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	// habit, kept); blkq help CMD writes it to stdout (blkq help run | less).
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) { writeHelp(stderr, c) })
 	cmds := []*cobra.Command{
-		runCommand(f, stdout, stderr),
+		runCommand(f, stdin, stdout, stderr),
 		replayCommand(f, stdout, stderr),
 		experimentCommand(f, stdout, stderr),
 		latencyCommand(f, stdout),

@@ -13,6 +13,7 @@ import (
 	"github.com/blkq-dev/blkq/engine"
 	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/trace"
+	"golang.org/x/sys/unix"
 )
 
 // openTrace creates --trace's file, if one is asked for, as a tracer of
@@ -37,11 +38,28 @@ func (f *cliFlags) openTrace(opt *engine.Options, in *interrupter) (closeTrace f
 	}, nil
 }
 
-// checkOutputFormat checks --output-format (run, replay, experiment).
+// checkOutputFormat checks --output-format (experiment: normal or json).
 func (f *cliFlags) checkOutputFormat() error {
 	if f.format != "normal" && f.format != "json" {
 		return usagef("--output-format=%.40s: want normal or json", f.format)
 	}
+	return nil
+}
+
+// checkReportFormats checks --output-format, --minimal and --terse-version
+// of run and replay, and sets f.formats.
+func (f *cliFlags) checkReportFormats() error {
+	formats, err := report.ParseFormats(f.format)
+	if err != nil {
+		return usagef("--output-format=%.40s: %v", f.format, err)
+	}
+	if f.minimal {
+		formats = report.FormatTerse
+	}
+	if f.terseVersion != report.TerseVersion {
+		return usagef("--terse-version=%d: blkq writes terse version %d (fio's default) only", f.terseVersion, report.TerseVersion)
+	}
+	f.formats = formats
 	return nil
 }
 
@@ -55,18 +73,40 @@ func (f *cliFlags) writeReport(stdout io.Writer, r *report.Run) error {
 		r.Version = "blkq-" + moduleVersion(info) + " (fio-3.33 compatible)"
 	}
 	var out bytes.Buffer
-	var err error
-	if f.format == "json" {
-		err = report.WriteJSON(&out, r)
-	} else {
-		err = report.WriteNormal(&out, r)
-	}
-	if err != nil {
+	if err := report.Write(&out, r, f.formats); err != nil {
 		return err
 	}
 	if f.output != "" {
 		return os.WriteFile(f.output, out.Bytes(), 0o644)
 	}
-	_, err = stdout.Write(out.Bytes())
+	_, err := stdout.Write(out.Bytes())
 	return err
+}
+
+// statusWriter reports whether fio's status line goes to stdout, as fio
+// decides: never with --eta=never; with --eta=always, or when stdout is a
+// terminal; and only when the report on stdout is the normal output (a
+// JSON or terse report there must stay parseable).
+func (f *cliFlags) statusWriter(stdout io.Writer) (bool, error) {
+	switch f.eta {
+	case "never":
+		return false, nil
+	case "always", "auto":
+	default:
+		return false, usagef("--eta=%.40s: want auto, always or never", f.eta)
+	}
+	if f.output == "" && f.formats&report.FormatNormal == 0 {
+		return false, nil
+	}
+	return f.eta == "always" || isTerminal(stdout), nil
+}
+
+// isTerminal reports whether w is a terminal (isatty).
+func isTerminal(w io.Writer) bool {
+	file, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(file.Fd()), unix.TCGETS)
+	return err == nil
 }

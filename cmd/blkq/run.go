@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/blkq-dev/blkq/engine"
@@ -15,52 +14,53 @@ import (
 //go:embed default.fio
 var defaultJob []byte
 
-// runCommand is "blkq run [flags] [JOBFILE...]".
-func runCommand(f *cliFlags, stdout, stderr io.Writer) *cobra.Command {
+// runCommand is "blkq run [flags] [JOBFILE...]". It parses its flags
+// itself: fio's job options are flags too (cmdline.go).
+func runCommand(f *cliFlags, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	return f.withFlags(&cobra.Command{
-		Use:  "run [flags] [JOBFILE...]",
-		Long: "Runs fio job files through the request layer; with no file, an embedded demo.",
-		RunE: func(_ *cobra.Command, files []string) error { return f.run(files, stdout, stderr) },
+		Use:                "run [flags] [--name=JOB [JOB OPTIONS]]... [JOBFILE|-]...",
+		Long:               "Runs fio job files through the request layer; with no file, an embedded demo.\nAs fio does, job options may be given on the command line: --name=JOB starts a job,\nthe options after it are its own (--rw=randread --bs=4k ...), those before the first\n--name are defaults for every job; - reads a job file from standard input.",
+		DisableFlagParsing: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			own, jobOpts, err := splitRunArgs(c, args)
+			if err != nil {
+				return err
+			}
+			files, help, err := parseRunFlags(c, own)
+			if err != nil {
+				return err
+			}
+			if help {
+				writeHelp(stderr, c)
+				return nil
+			}
+			return f.run(files, jobOpts, stdin, stdout, stderr)
+		},
 	}, runFlags)
 }
 
-// run runs the job files (the embedded demo without any) and prints the
-// report.
-func (f *cliFlags) run(files []string, stdout, stderr io.Writer) error {
+// run runs the job files and the command line's jobs (the embedded demo
+// without any) and prints the report.
+func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader, stdout, stderr io.Writer) error {
 	opt, err := f.options()
 	if err != nil {
 		return err
 	}
 	opt.RuntimeCap = f.runtimeCap
-	// The progress line only on a terminal, as fio shows its status
-	// line: a scripted run's stderr stays empty (fio's tests require it).
-	if isTerminal(stderr) {
-		opt.Progress = stderr
+	status, err := f.statusWriter(stdout)
+	if err != nil {
+		return err
 	}
-	var jobFiles []*fio.JobFile
-	if len(files) == 0 {
-		jf, err := fio.Parse("default.fio (embedded)", defaultJob, os.Getenv)
-		if err != nil {
-			return err
-		}
-		jobFiles = append(jobFiles, jf)
-	}
-	for _, name := range files {
-		jf, err := fio.ParseFile(name)
-		if err != nil {
-			return err
-		}
-		if err := fio.Validate(jf); err != nil {
-			return err
-		}
-		jobFiles = append(jobFiles, jf)
+	jobFiles, err := f.parseJobs(files, jobOpts, stdin)
+	if err != nil {
+		return err
 	}
 	for _, jf := range jobFiles {
 		for _, ig := range jf.Ignored {
 			if ig.Inert() && !f.warnings {
 				continue // fio's rule: stderr stays empty for what cannot matter
 			}
-			fmt.Fprintf(stderr, "blkq: %s:%d: ignoring option %q (not modelled)\n", ig.File, ig.Line, ig.Option)
+			fmt.Fprintf(stderr, "blkq: %s: ignoring option %q (not modelled)\n", ignoredPlace(ig), ig.Option)
 		}
 		if err := engine.CheckEngines(jf); err != nil {
 			return err
@@ -87,6 +87,9 @@ func (f *cliFlags) run(files []string, stdout, stderr io.Writer) error {
 	in := notifyInterrupt(stdout)
 	defer in.release()
 	stdout = in.out
+	if status {
+		opt.Progress = stdout
+	}
 	opt.Stop = in.Stop()
 	// Several job files make one run, as with fio: their jobs run
 	// together (each file's groups numbered after the previous file's).
@@ -160,7 +163,7 @@ func (f *cliFlags) options() (engine.Options, error) {
 	if f.nomerges < 0 || f.nomerges > 2 {
 		return opt, usagef("--nomerges=%d: want 0, 1 or 2", f.nomerges)
 	}
-	if err := f.checkOutputFormat(); err != nil {
+	if err := f.checkReportFormats(); err != nil {
 		return opt, err
 	}
 	if f.runtimeCap < 0 {

@@ -159,6 +159,8 @@ type Job struct {
 	NewGroup bool
 	// GroupReporting reports statistics per group rather than per job.
 	GroupReporting bool
+	// Stats are the percentile reporting options (statopts.go).
+	Stats StatOptions
 	// NoRandomMap lets random I/O repeat blocks within a pass (norandommap).
 	NoRandomMap bool
 	// ExitAll stops all jobs when this one finishes (exitall); ExitWhat
@@ -275,6 +277,7 @@ func newJob(name string, line int) *Job {
 		ThinkTimeBlocksType: "complete",
 		ZoneMode:            "none",
 		KBBase:              1024,
+		Stats:               DefaultStatOptions(),
 		Verification:        Verification{DoVerify: true, StateSave: true},
 		Logs:                defaultLogs(),
 	}

@@ -364,11 +364,16 @@ var optionTable = buildOptionTable()
 
 func buildOptionTable() map[string]*optSpec {
 	t := make(map[string]*optSpec, 512)
-	for _, m := range append(modelled[:len(modelled):len(modelled)], distributionOptions...) {
-		s := &m.spec
-		t[s.name] = s
-		for _, a := range m.aliases {
-			t[a] = s
+	for _, table := range [][]struct {
+		spec    optSpec
+		aliases []string
+	}{modelled, distributionOptions, statModelled} {
+		for i := range table {
+			s := &table[i].spec
+			t[s.name] = s
+			for _, a := range table[i].aliases {
+				t[a] = s
+			}
 		}
 	}
 	for i := range verifyOptions {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -35,6 +36,18 @@ type Config struct {
 	// Keywords are substituted for $pagesize, $mb_memory and $ncpus; nil
 	// means this machine's (HostKeywords). Tests set them for determinism.
 	Keywords *Keywords
+	// Prelude is job text parsed before the file, as if it came first:
+	// fio's job options from its command line (see CommandLine), whose
+	// [global] options are defaults for the file's jobs too and whose jobs
+	// come before the file's. Errors in it name PreludePath.
+	Prelude     []byte
+	PreludePath string
+	// Sections, when not empty, are the only job sections of src that
+	// make jobs (fio's --section, repeatable); the others are skipped
+	// unread, as fio skips them. [global] sections always count. They do
+	// not apply to Prelude: fio applies a --section only to the command
+	// line's jobs after it (the command line's own business).
+	Sections []string
 }
 
 // Parse reads a fio job file as fio 3.33 does. path names the file in
@@ -48,19 +61,34 @@ func Parse(path string, src []byte, env func(string) string) (*JobFile, error) {
 // the process environment.
 // A file longer than MaxFileSize is an error naming the file and the limit.
 func ParseFile(path string) (*JobFile, error) {
+	return ParseFileConfig(path, Config{Env: os.Getenv})
+}
+
+// ParseFileConfig is ParseFile with cfg.
+func ParseFileConfig(path string, cfg Config) (*JobFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	src, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	return ParseReaderConfig(path, f, cfg)
+}
+
+// StdinPath names a job file read from standard input (fio's "-") in
+// errors and JobFile.Path.
+const StdinPath = "(standard input)"
+
+// ParseReaderConfig reads a job file of at most MaxFileSize bytes from r
+// and parses it; path names it.
+func ParseReaderConfig(path string, r io.Reader, cfg Config) (*JobFile, error) {
+	src, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(src) > MaxFileSize {
 		return nil, &ParseError{File: path, Msg: fmt.Sprintf("job file is longer than %d bytes (16 MiB), blkq's limit for a job file", MaxFileSize)}
 	}
-	return Parse(path, src, os.Getenv)
+	return ParseConfig(path, src, cfg)
 }
 
 // ParseConfig is Parse with every input spelled out.
@@ -76,28 +104,43 @@ func ParseConfig(path string, src []byte, cfg Config) (*JobFile, error) {
 	} else {
 		p.kw = HostKeywords()
 	}
+	if len(cfg.Prelude) > 0 {
+		if err := p.parseText(cfg.PreludePath, cfg.Prelude); err != nil {
+			return nil, err
+		}
+	}
+	p.sections = cfg.Sections
+	if err := p.parseText(path, src); err != nil {
+		return nil, err
+	}
+	return p.jf, nil
+}
+
+// parseText parses one job text named path; its last section ends with it.
+func (p *parser) parseText(path string, src []byte) error {
+	p.path, p.inSection = path, false
 	for i, raw := range splitLines(src) {
 		line := i + 1
 		kind, text, msg := classifyLine(raw)
 		switch kind {
 		case lineSection:
 			if msg != "" {
-				return nil, &ParseError{File: path, Line: line, Msg: msg}
+				return &ParseError{File: path, Line: line, Msg: msg}
 			}
 			if err := p.endSection(); err != nil {
-				return nil, err
+				return err
 			}
 			p.startSection(text, line)
 		case lineOption:
+			if p.skip {
+				continue
+			}
 			if err := p.option(text, line); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	if err := p.endSection(); err != nil {
-		return nil, err
-	}
-	return p.jf, nil
+	return p.endSection()
 }
 
 // rawOpt is one option line after expansion.
@@ -122,6 +165,9 @@ type parser struct {
 	njobs   int // jobs so far, numjobs clones included
 	nopts   int // Options entries so far, over all jobs
 
+	sections []string // Config.Sections
+	skip     bool     // the current section is not in sections
+
 	inSection bool
 	isGlobal  bool
 	secName   string
@@ -135,10 +181,11 @@ func (p *parser) startSection(name string, line int) {
 	p.isGlobal = name == "global"
 	p.secName, p.secLine = name, line
 	p.own = nil
+	p.skip = !p.isGlobal && len(p.sections) > 0 && !slices.Contains(p.sections, name)
 }
 
 func (p *parser) endSection() error {
-	if !p.inSection || p.isGlobal {
+	if !p.inSection || p.isGlobal || p.skip {
 		return nil
 	}
 	// Checked before building: the job would cost as much as it lists.
@@ -149,6 +196,9 @@ func (p *parser) endSection() error {
 	j, err := p.buildJob()
 	if err != nil {
 		return err
+	}
+	if p.path != p.jf.Path {
+		j.File = p.path // a job of Config.Prelude
 	}
 	p.njobs += j.NumJobs
 	if p.njobs > MaxJobs {

@@ -1,0 +1,334 @@
+package main
+
+// fio's command line, side by side with Debian's fio 3.33: the same
+// arguments to fio and to blkq run make the same jobs (names, global and
+// job options, bytes moved, on fio's null engine), fio's terse output and
+// blkq's have the same fields, and --parse-only accepts and refuses the
+// same command lines.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// needFio returns fio's path; it fails under CI=true without fio, skips
+// elsewhere.
+func needFio(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("fio")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("fio is not installed (test.sh installs it): %v", err)
+		}
+		t.Skip("fio is not installed")
+	}
+	return p
+}
+
+// runFio runs fio with args in dir, stdin as its standard input, and
+// returns its stdout and whether it succeeded.
+func runFio(t *testing.T, dir, stdin string, args ...string) (string, bool) {
+	t.Helper()
+	cmd := exec.Command(needFio(t), args...)
+	cmd.Dir, cmd.Stdin = dir, strings.NewReader(stdin)
+	out, err := cmd.Output()
+	return string(out), err == nil
+}
+
+// jobsSummary is what a JSON report says of the jobs a command line made.
+type jobsSummary struct {
+	Global map[string]string `json:"global options"`
+	Jobs   []struct {
+		Name    string            `json:"jobname"`
+		Options map[string]string `json:"job options"`
+		Read    struct {
+			Bytes int64 `json:"io_bytes"`
+		} `json:"read"`
+		Write struct {
+			Bytes int64 `json:"io_bytes"`
+		} `json:"write"`
+	} `json:"jobs"`
+}
+
+func summary(t *testing.T, who, js string) jobsSummary {
+	t.Helper()
+	var s jobsSummary
+	if err := json.Unmarshal([]byte(js), &s); err != nil {
+		t.Fatalf("%s's JSON: %v\n%.300s", who, err, js)
+	}
+	return s
+}
+
+const twoJobs = "[global]\nsize=1m\n[a]\nrw=read\n[b]\nrw=write\n"
+
+// TestCommandLineJobsAsFio: job options as flags, "-" for standard input,
+// --section (and its order on the command line) and --output, compared
+// with fio's JSON for the same arguments.
+func TestCommandLineJobsAsFio(t *testing.T) {
+	dir := t.TempDir()
+	job := filepath.Join(dir, "two.fio")
+	if err := os.WriteFile(job, []byte(twoJobs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--name=x", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=16m"},
+		{"--bs=8k", "--name=a", "--rw=randread", "--size=1m", "--ioengine=null", "--name=b", "--rw=write", "--ioengine=null", "--size", "2m"},
+		{"--ioengine=null", "--size=1m", "--name=global", "--bs=16k", "--name=a", "-rw=write"},
+		{"--bs=8k", "--ioengine=null", job},
+		{"--ioengine=null", "--size=1m", "--section=b", job},
+		{"--ioengine=null", "-"},
+		{"--ioengine=null", "--size=1m", "--name=x", "--section=y"},
+		{"--ioengine=null", "--size=1m", "--section=y", "--name=x", "--rw=write", "--name=y"},
+	} {
+		name := strings.Join(args, " ")
+		// First: fio prints the normal output's job line of a job that
+		// the command line defines before --output-format.
+		args := append([]string{"--output-format=json"}, args...)
+		fioOut, ok := runFio(t, dir, twoJobs, args...)
+		if !ok {
+			t.Fatalf("fio %s failed", name)
+		}
+		var out, errOut strings.Builder
+		if err := cmdLine("run", args, strings.NewReader(twoJobs), &out, &errOut); err != nil {
+			t.Errorf("blkq run %s: %v\n%s", name, err, errOut.String())
+			continue
+		}
+		f, b := summary(t, "fio", fioOut), summary(t, "blkq", out.String())
+		if !mapsEqual(f.Global, b.Global) {
+			t.Errorf("%s: global options %v, fio %v", name, b.Global, f.Global)
+		}
+		if len(f.Jobs) != len(b.Jobs) {
+			t.Errorf("%s: %d jobs, fio %d", name, len(b.Jobs), len(f.Jobs))
+			continue
+		}
+		for i := range f.Jobs {
+			fj, bj := f.Jobs[i], b.Jobs[i]
+			if fj.Name != bj.Name || !mapsEqual(fj.Options, bj.Options) || fj.Read.Bytes != bj.Read.Bytes || fj.Write.Bytes != bj.Write.Bytes {
+				t.Errorf("%s: job %d\n blkq %s %v read %d write %d\n fio  %s %v read %d write %d", name, i,
+					bj.Name, bj.Options, bj.Read.Bytes, bj.Write.Bytes, fj.Name, fj.Options, fj.Read.Bytes, fj.Write.Bytes)
+			}
+		}
+	}
+	// --output: the report goes to the file, nothing to stdout, in both.
+	args := []string{"--output-format=json", "--name=x", "--ioengine=null", "--size=1m"}
+	fioOut, ok := runFio(t, dir, "", append(args, "--output="+filepath.Join(dir, "fio.json"))...)
+	var out strings.Builder
+	err := cmdLine("run", append(args, "--output="+filepath.Join(dir, "blkq.json")), nil, &out, new(strings.Builder))
+	fj, _ := os.ReadFile(filepath.Join(dir, "fio.json"))
+	bj, _ := os.ReadFile(filepath.Join(dir, "blkq.json"))
+	if !ok || err != nil || fioOut != "" || out.Len() != 0 || summary(t, "fio", string(fj)).Jobs[0].Name != summary(t, "blkq", string(bj)).Jobs[0].Name {
+		t.Errorf("--output: fio ok %v stdout %q; blkq err %v stdout %q", ok, fioOut, err, out.String())
+	}
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestParseOnlyAsFio: fio --parse-only and blkq run --parse-only accept
+// and refuse the same command lines, printing nothing on success.
+func TestParseOnlyAsFio(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--name=x", "--rw=randread", "--bs=4k", "--size=16m"},
+		{"--name=x", "--rw=bogus"},
+		{"--readonly", "--name=x", "--rw=write"},
+		{"--readonly", "--name=x", "--rw=randrw"},
+		{"--readonly", "--name=x", "--rw=read", "--size=1m"},
+		{"--name=x", "--bogusopt=1"},
+		{"--name=x", "--size"},
+		// Sized: blkq's --parse-only also plans the run, and a job without
+		// a size fails there (fio's would fail when run).
+		{"--name=global", "--bs=4k", "--size=1m", "--name=x"},
+		{"--size=1m", "--name=a", "--iodepth", "8", "--name=b", "--numjobs=2"},
+	} {
+		name := strings.Join(args, " ")
+		args := append([]string{"--parse-only"}, args...)
+		fioOut, fioOK := runFio(t, dir, "", args...)
+		var out strings.Builder
+		err := cmdRun(args, &out, new(strings.Builder))
+		if (err == nil) != fioOK {
+			t.Errorf("--parse-only %s: blkq err %v, fio ok %v", name, err, fioOK)
+		}
+		if fioOK && (out.Len() != 0 || fioOut != "") {
+			t.Errorf("--parse-only %s: printed %q (fio %q)", name, out.String(), fioOut)
+		}
+	}
+}
+
+// terseKind is what a terse field holds: "P" a percentile (P%=V), "%" a
+// percentage, "f" a decimal, "i" an integer, "s" text.
+func terseKind(f string) string {
+	switch {
+	case regexp.MustCompile(`^[0-9.]+%=\d+$`).MatchString(f):
+		return "P"
+	case regexp.MustCompile(`^[0-9.]+%$`).MatchString(f):
+		return "%"
+	case regexp.MustCompile(`^-?\d+\.\d+$`).MatchString(f):
+		return "f"
+	case regexp.MustCompile(`^-?\d+$`).MatchString(f):
+		return "i"
+	}
+	return "s"
+}
+
+// TestTerseAsFio: for the same job on fio's null engine, blkq's terse
+// line has fio's fields, each of the same kind, with the same
+// percentile labels and the same amounts of I/O; blkq adds its device's
+// 9 disk fields (fio's null engine has no disk).
+func TestTerseAsFio(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--name=x", "--ioengine=null", "--size=1m", "--minimal"},
+		{"--name=rw", "--ioengine=null", "--rw=randrw", "--size=2m", "--iodepth=4", "--output-format=terse",
+			"--lat_percentiles=1", "--percentile_list=50:99:10", "--description=mixed"},
+	} {
+		name := strings.Join(args, " ")
+		fioOut, ok := runFio(t, dir, "", args...)
+		if !ok {
+			t.Fatalf("fio %s failed", name)
+		}
+		var out strings.Builder
+		if err := cmdRun(args, &out, new(strings.Builder)); err != nil {
+			t.Fatalf("blkq run %s: %v", name, err)
+		}
+		ff := strings.Split(strings.TrimSuffix(fioOut, "\n"), ";")
+		bf := strings.Split(strings.TrimSuffix(out.String(), "\n"), ";")
+		if ff[len(ff)-1] == "mixed" {
+			ff = ff[:len(ff)-1]
+			if bf[len(bf)-1] != "mixed" {
+				t.Errorf("%s: blkq's last field %q, want the description", name, bf[len(bf)-1])
+				continue
+			}
+			bf = bf[:len(bf)-1]
+		}
+		if len(bf) != len(ff)+9 || strings.Count(out.String(), "\n") != 1 {
+			t.Fatalf("%s: blkq %d fields, fio %d (+9 for blkq's disk)\nblkq %s\nfio  %s", name, len(bf), len(ff), out.String(), fioOut)
+		}
+		for i, f := range ff {
+			b := bf[i]
+			switch {
+			case i == 1: // the program's version
+			case terseKind(f) != terseKind(b):
+				t.Errorf("%s: field %d is %q, fio's %q", name, i+1, b, f)
+			case terseKind(f) == "P" && strings.Split(f, "=")[0] != strings.Split(b, "=")[0]:
+				t.Errorf("%s: field %d is percentile %q, fio's %q", name, i+1, b, f)
+			case i == 0 || i == 2 || i == 3 || i == 4:
+				// terse version, name, group, error
+				if f != b {
+					t.Errorf("%s: field %d is %q, fio's %q", name, i+1, b, f)
+				}
+			}
+		}
+		// KiB read plus KiB written: the job's size (the mix is random).
+		if atoi(ff[5])+atoi(ff[46]) != atoi(bf[5])+atoi(bf[46]) || atoi(bf[5])+atoi(bf[46]) == 0 {
+			t.Errorf("%s: KiB read+written %s+%s, fio %s+%s", name, bf[5], bf[46], ff[5], ff[46])
+		}
+		disk := bf[len(ff):]
+		if terseKind(disk[0]) != "s" || terseKind(disk[8]) != "%" {
+			t.Errorf("%s: disk fields %v: want name, 7 counts, util%%", name, disk)
+		}
+	}
+}
+
+// TestJSONPlusOfARunThroughFiosTool: blkq run's json+ for a two-job run,
+// through fio's tools/fio_jsonplus_clat2csv beside fio's json+ for the
+// same command line: one CSV per job in both, the same columns, each
+// with one row per distinct bin value of its json+ (the rows of the two
+// programs differ in number only as far as their latencies do: the CSV of
+// the same histograms is byte-identical, see report's
+// TestJSONPlusThroughFiosTool), and --validate accepts both.
+func TestJSONPlusOfARunThroughFiosTool(t *testing.T) {
+	needFio(t)
+	py, err := exec.LookPath("python3")
+	if err == nil {
+		err = exec.Command(py, "-c", "import six").Run()
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("python3 with six is missing (test.sh installs python3-six): %v", err)
+		}
+		t.Skip("python3 with six is missing")
+	}
+	tool, _ := filepath.Abs("../../report/testdata/fio-tools/fio_jsonplus_clat2csv")
+	dir := t.TempDir()
+	args := []string{"--output-format=json+", "--ioengine=null", "--iodepth=2", "--lat_percentiles=1",
+		"--name=a", "--rw=randread", "--size=4m", "--name=b", "--rw=randrw", "--size=2m"}
+	fioOut, ok := runFio(t, dir, "", args...)
+	if !ok {
+		t.Fatal("fio failed")
+	}
+	var out strings.Builder
+	if err := cmdRun(args, &out, new(strings.Builder)); err != nil {
+		t.Fatal(err)
+	}
+	csvs := func(who, js string) (header string, rows []int) {
+		src := filepath.Join(dir, who+".json")
+		if err := os.WriteFile(src, []byte(js), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, extra := range [][]string{nil, {"--validate"}} {
+			cmd := exec.Command(py, append([]string{tool, src, filepath.Join(dir, who+".csv")}, extra...)...)
+			if o, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("fio_jsonplus_clat2csv %v on %s's json+: %v\n%s", extra, who, err, o)
+			}
+		}
+		var doc struct {
+			Jobs []map[string]json.RawMessage `json:"jobs"`
+		}
+		if err := json.Unmarshal([]byte(js), &doc); err != nil {
+			t.Fatal(err)
+		}
+		for i, job := range doc.Jobs {
+			data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%s_job%d.csv", who, i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+			header = lines[0]
+			values := map[string]bool{}
+			for _, d := range []string{"read", "write", "trim"} {
+				var dir map[string]struct {
+					Bins map[string]uint64 `json:"bins"`
+				}
+				json.Unmarshal(job[d], &dir)
+				for _, lat := range dir {
+					for v := range lat.Bins {
+						values[v] = true
+					}
+				}
+			}
+			if len(lines)-1 != len(values) || len(values) == 0 {
+				t.Errorf("%s job %d: %d rows, %d distinct bin values in its json+", who, i, len(lines)-1, len(values))
+			}
+			rows = append(rows, len(lines)-1)
+		}
+		return header, rows
+	}
+	fh, fr := csvs("fio", fioOut)
+	bh, br := csvs("blkq", out.String())
+	if fh != bh || len(fr) != len(br) || len(br) != 2 {
+		t.Errorf("blkq: %d CSVs, header %q; fio: %d, %q", len(br), bh, len(fr), fh)
+	}
+	t.Logf("rows per job: blkq %v, fio %v", br, fr)
+}
