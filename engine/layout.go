@@ -57,7 +57,7 @@ func (l *layout) need(name string, size int64) {
 // place assigns bases in order of first use and returns the bytes needed:
 // the files' extents, or what a job on a whole device reaches.
 func (l *layout) place() int64 {
-	var next, whole int64
+	var next, end, whole int64
 	for _, e := range l.order {
 		if e.whole {
 			whole = max(whole, e.size)
@@ -65,11 +65,14 @@ func (l *layout) place() int64 {
 		}
 		e.base = next
 		// Keep extents 1 MiB aligned so that one file's I/O never
-		// shares a request with the next file's.
+		// shares a request with the next file's. The last one needs no
+		// padding: a device that holds one file is that file's size, as
+		// the file fio would make.
+		end = satmath.Add(next, e.size)
 		next = satmath.Add(next, satmath.Add(e.size, 1<<20-1)&^(1<<20-1))
 	}
 	l.next = next
-	return max(next, whole)
+	return max(end, whole)
 }
 
 // finish fixes whole-device extents once the capacity is known.

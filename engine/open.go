@@ -31,11 +31,13 @@ func (r *runner) capacity(need int64) (int64, error) {
 		if path == "" {
 			return 0, fmt.Errorf("--device=file:PATH needs a path")
 		}
-		// The file is created or extended to what the jobs need.
+		// The file is created or extended to what the jobs need, in
+		// whole 4 KiB pages (the page cache's unit), as fio makes a
+		// job's file its size.
 		if need > maxDevice {
 			return 0, fmt.Errorf("the jobs need %d bytes of %s; use --size-cap", need, path)
 		}
-		return max(need, 1<<20), nil
+		return max(need+4095, 4096) &^ 4095, nil
 	}
 	return 0, fmt.Errorf("unknown device %q: want sim:hdd, sim:ssd, null or file:PATH", r.opt.Device)
 }

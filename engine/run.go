@@ -72,6 +72,11 @@ type Result struct {
 	Run      *report.Run
 	Disk     blkq.DiskStats
 	Warnings []string
+	// Notes say how blkq modelled something the way Linux does it, where
+	// a user might expect otherwise (buffered libaio acts as iodepth=1).
+	// Unlike Warnings, nothing is wrong: blkq run prints them only with
+	// --warnings, as fio prints nothing.
+	Notes []string
 	// Verified is the number of sectors read back and checked after a run
 	// on a real file (0 on other devices).
 	Verified int64
@@ -154,7 +159,7 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 	}
 	for _, j := range jf.Jobs {
 		if bufferedLibaio(j) && j.IODepth > 1 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: buffered I/O (direct=0) through libaio is synchronous in Linux (io_submit does the copy or the read before it returns): iodepth=%d acts as 1", jobPlace(jf, j), j.Name, j.IODepth))
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: job %q: buffered I/O (direct=0) through libaio is synchronous in Linux (io_submit does the copy or the read before it returns): iodepth=%d acts as 1", jobPlace(jf, j), j.Name, j.IODepth))
 		}
 	}
 	for _, j := range jf.Jobs {

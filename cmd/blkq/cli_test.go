@@ -245,6 +245,10 @@ func TestEveryRunFlagChangesTheRun(t *testing.T) {
 	capped := []string{"--runtime-cap=1s"}
 	with := func(args ...string) []string { return append(append([]string(nil), capped...), args...) }
 	job := []string{"../../testdata/fio-3.33/fio-rand-RW.fio"}
+	pinned := filepath.Join(dir, "pinned.fio") // an option that cannot matter: silent without --warnings
+	if err := os.WriteFile(pinned, []byte("[a]\nioengine=null\nsize=64k\ncpus_allowed=0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	checkEveryFlag(t, "run", jsonReport, []string{}, map[string]flagCase{
 		"device":        {base: capped, with: with("--device=sim:ssd"), ok: differs},
 		"scheduler":     {base: capped, with: with("--scheduler=none"), ok: differs},
@@ -256,7 +260,13 @@ func TestEveryRunFlagChangesTheRun(t *testing.T) {
 		"runtime-cap":   {base: capped, with: []string{"--runtime-cap=2s"}, ok: differs},
 		"size-cap":      {tail: job, base: capped, with: with("--size-cap=1m"), ok: differs},
 		"output-format": {base: capped, with: with("--output-format=normal"), ok: differs},
-		"minimal":       {base: capped, with: with("--minimal"), ok: isTerse},
+		"warnings": {tail: []string{pinned}, with: []string{"--warnings"}, ok: func(w, b outcome) bool {
+			return b.err == nil && b.errOut == "" && w.err == nil && strings.Contains(w.errOut, `ignoring option "cpus_allowed"`)
+		}},
+		"max-jobs": {base: with("--max-jobs=5"), with: with("--max-jobs=4"), ok: func(w, b outcome) bool {
+			return b.err == nil && w.err != nil && strings.Contains(w.err.Error(), "define 5 jobs")
+		}},
+		"minimal": {base: capped, with: with("--minimal"), ok: isTerse},
 		"eta": {base: []string{"--output-format=normal", "--name=x", "--ioengine=null", "--time_based", "--runtime=1500ms", "--size=1m"},
 			with: []string{"--output-format=normal", "--eta=always", "--name=x", "--ioengine=null", "--time_based", "--runtime=1500ms", "--size=1m"},
 			ok: func(w, b outcome) bool {

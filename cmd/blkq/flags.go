@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/blkq-dev/blkq/report"
+	"github.com/blkq-dev/blkq/workload/fio"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -31,6 +32,8 @@ type cliFlags struct {
 	sections   []string
 	readonly   bool
 	eta        string
+	maxJobs    int
+	warnings   bool
 	// Output (run, replay; output-format and trace also experiment).
 	format, output, traceFile string
 	formats                   report.Format // --output-format, --minimal, checked
@@ -68,7 +71,7 @@ func (f *cliFlags) given(name string) bool {
 var (
 	queueFlags      = []string{"device", "scheduler", "nr-requests", "nomerges", "alloc", "set"}
 	outputFlags     = []string{"output-format", "output", "trace", "minimal", "terse-version"}
-	runFlags        = append(append([]string{"seed", "size-cap", "runtime-cap", "parse-only", "section", "readonly", "eta"}, queueFlags...), outputFlags...)
+	runFlags        = append(append([]string{"seed", "size-cap", "runtime-cap", "parse-only", "section", "readonly", "eta", "max-jobs", "warnings"}, queueFlags...), outputFlags...)
 	replayFlags     = append(append([]string{"size-cap", "runtime-cap", "parse-only", "format", "timing", "speed", "iodepth", "time-unit", "strict", "kernel-merges", "compare"}, queueFlags...), outputFlags...)
 	experimentFlags = []string{"seed", "scale", "output-format", "print-jobs", "trace", "plot"}
 	latencyFlags    = []string{"duration", "interval", "writers", "dir", "cpu-hold"}
@@ -92,6 +95,8 @@ func newCLIFlags() *cliFlags {
 	fs.StringVar(&f.sizeCap, "size-cap", "", "cap every job's size, filesize and io_size (e.g. 64m); replay: the size of a file: device")
 	fs.DurationVar(&f.runtimeCap, "runtime-cap", 0, "cap every job's runtime (e.g. 5s)")
 	fs.BoolVar(&f.parseOnly, "parse-only", false, "parse and check the input (job files, or the trace), run nothing")
+	fs.BoolVar(&f.warnings, "warnings", false, "also print, on stderr, the options ignored because they cannot mean anything on blkq's devices (CPU pinning, ...), notes on what blkq modelled as Linux does, and the data check of a file: device")
+	fs.IntVar(&f.maxJobs, "max-jobs", fio.MaxJobs, "refuse job files that define more jobs than this (numjobs clones counted), as fio --max-jobs limits them")
 
 	fs.StringArrayVar(&f.sections, "section", nil, "run only the job section `NAME` (repeatable), as fio --section")
 	fs.BoolVar(&f.readonly, "readonly", false, "refuse jobs that write or trim, as fio --readonly")

@@ -57,11 +57,17 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 	}
 	for _, jf := range jobFiles {
 		for _, ig := range jf.Ignored {
+			if ig.Inert() && !f.warnings {
+				continue // fio's rule: stderr stays empty for what cannot matter
+			}
 			fmt.Fprintf(stderr, "blkq: %s: ignoring option %q (not modelled)\n", ignoredPlace(ig), ig.Option)
 		}
 		if err := engine.CheckEngines(jf); err != nil {
 			return err
 		}
+	}
+	if err := f.checkMaxJobs(jobFiles); err != nil {
+		return err
 	}
 	if f.parseOnly {
 		// Everything a run checks before it opens the device (block
@@ -108,7 +114,12 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "blkq: %s\n", w)
 	}
-	if res.Verified > 0 {
+	if f.warnings {
+		for _, n := range res.Notes {
+			fmt.Fprintf(stderr, "blkq: %s\n", n)
+		}
+	}
+	if res.Verified > 0 && f.warnings {
 		fmt.Fprintf(stderr, "blkq: verified %d sectors written by the run: all hold what was written\n", res.Verified)
 	}
 	if err := f.writeReport(stdout, res.Run); err != nil {

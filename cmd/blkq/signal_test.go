@@ -177,7 +177,7 @@ func TestSignalAtRandomPointsOfBufferedFileRun(t *testing.T) {
 		data := filepath.Join(dir, fmt.Sprintf("data%d", i))
 		out := filepath.Join(dir, fmt.Sprintf("report%d.json", i))
 		start := time.Now()
-		c := startBlkq(t, bin, "run", "--device", "file:"+data, "--output-format", "json", "--output", out, job)
+		c := startBlkq(t, bin, "run", "--warnings", "--device", "file:"+data, "--output-format", "json", "--output", out, job)
 		if delay >= 0 {
 			waitForFile(t, c, data)
 			time.Sleep(delay)

@@ -474,6 +474,31 @@ func TestOptionTableSane(t *testing.T) {
 	}
 }
 
+// TestInertOptionsAreKnownAndNotModelled: every option called inert is
+// one fio 3.33 accepts and blkq ignores (a modelled option, or a name fio
+// does not know, would be a mistake in the list), and an inert option in
+// a job file is recorded as ignored and inert, a flow option as ignored
+// but not inert.
+func TestInertOptionsAreKnownAndNotModelled(t *testing.T) {
+	for name := range inertOptions {
+		spec, ok := lookupOption(name)
+		if !ok || spec.set != nil {
+			t.Errorf("inert option %q: known %v, modelled %v; want known and not modelled", name, ok, ok && spec.set != nil)
+		}
+	}
+	jf, err := Parse("j.fio", []byte("[a]\ncpus_allowed=0-3\ngtod_reduce=1\nflow=2\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inert := map[string]bool{}
+	for _, ig := range jf.Ignored {
+		inert[ig.Option] = ig.Inert()
+	}
+	if want := map[string]bool{"cpus_allowed": true, "gtod_reduce": true, "flow": false}; !reflect.DeepEqual(inert, want) {
+		t.Errorf("ignored options and whether inert: %v; want %v", inert, want)
+	}
+}
+
 // TestDistributionOptions: random_distribution, random_generator,
 // rate_process and the thinktime variants parse into Job, and bad values
 // are errors that name the option's value.

@@ -1,0 +1,35 @@
+package fio
+
+// Options that cannot mean anything on blkq's devices: fio's CPU and NUMA
+// placement, its memory and process settings, its clock source, who
+// submits the I/O (io_submit_mode) or checks it (verify_async), and the
+// polling knobs of io_uring. They tune fio the program, not the I/O it
+// issues, and blkq issues the same I/O with or without them; so, unlike
+// the other options blkq does not model (which change what fio would
+// issue or report), they are ignored without a word unless the user asks
+// (blkq run --warnings). README "Options blkq ignores" lists them.
+var inertOptions = map[string]bool{
+	// CPU and NUMA placement.
+	"cpus_allowed": true, "cpumask": true, "cpus_allowed_policy": true,
+	"numa_cpu_nodes": true, "numa_mem_policy": true, "gtod_cpu": true,
+	"verify_async_cpus": true, "log_compression_cpus": true, "sqthread_poll_cpu": true,
+	// The process: priority, identity, control group, memory.
+	"nice": true, "uid": true, "gid": true, "cgroup": true, "cgroup_weight": true,
+	"cgroup_nodelete": true, "lockmem": true, "hugepage-size": true,
+	"iomem": true, "mem": true, "iomem_align": true, "mem_align": true,
+	// fio's own clock: how it reads the time, and how often.
+	"clocksource": true, "gtod_reduce": true,
+	// Who submits the I/O and who verifies it: the same I/O either way.
+	"io_submit_mode": true, "verify_async": true,
+	// io_uring's and the NVMe engines' polling and buffer registration.
+	"hipri": true, "fixedbufs": true, "registerfiles": true, "sqthread_poll": true,
+	"userspace_reap": true, "nonvectored": true,
+}
+
+// Inert reports whether the ignored option cannot change the I/O blkq
+// issues on any of its devices (CPU pinning, fio's clock, ...), so that
+// it may be ignored silently. Other ignored options would change what fio
+// issues or reports.
+func (ig Ignored) Inert() bool {
+	return inertOptions[ig.Option]
+}
