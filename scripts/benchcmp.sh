@@ -12,21 +12,7 @@
 # ns/op and allocs/op for both and the ratio new/old.
 set -eu
 old=$1 new=${2:-.} pkg=${3:-.} bench=${4:-.} rounds=${5:-5}
-top=$(git rev-parse --show-toplevel)
-work=$(mktemp -d)
-trap 'git -C "$top" worktree remove --force "$work/old" 2>/dev/null || true; git -C "$top" worktree remove --force "$work/new" 2>/dev/null || true; rm -rf "$work"' EXIT
-
-build() { # rev name
-	if [ "$1" = . ]; then
-		(cd "$top" && go test -c -o "$work/$2.test" "./$pkg")
-	else
-		git -C "$top" worktree add -q --detach "$work/$2" "$1"
-		(cd "$work/$2" && go test -c -o "$work/$2.test" "./$pkg")
-	fi
-}
-build "$old" old
-build "$new" new
-dir=$top/$pkg
+. "$(dirname "$0")/benchbuild.sh"
 i=0
 while [ $i -lt "$rounds" ]; do
 	for side in old new; do
