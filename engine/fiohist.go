@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math/bits"
 	"strconv"
 
 	"github.com/blkq-dev/blkq/report"
@@ -21,32 +20,13 @@ import (
 // the next, and nothing is written at the job's end or without
 // log_hist_msec.
 
-// fio's latency bins (stat.h): 64 bins per group, 29 groups; values below
-// 128 ns have a bin each, a larger value whose highest set bit is b falls
-// in group b-5 among 64 bins found by the 6 bits below that bit.
-const (
-	histBitsPerGroup = 6
-	histGroupBins    = 1 << histBitsPerGroup
-	histBins         = 29 * histGroupBins
-)
-
-// histBin is the bin of a latency of ns nanoseconds.
-func histBin(ns uint64) int {
-	top := bits.Len64(ns) - 1
-	if top <= histBitsPerGroup {
-		return int(ns)
-	}
-	shift := top - histBitsPerGroup
-	return min((shift+1)<<histBitsPerGroup+int(ns>>shift&(histGroupBins-1)), histBins-1)
-}
-
 // histLog is one job's clat histogram log.
 type histLog struct {
 	f      *logFile
 	logs   *jobLogs
 	msec   int64 // log_hist_msec
 	stride int   // bins per column
-	counts [report.NumDirs][histBins]uint64
+	counts [report.NumDirs][report.PlatBins]uint64
 	last   [report.NumDirs]int64 // ms of the direction's last line (0: not started)
 	buf    []byte
 }
@@ -61,7 +41,7 @@ func (h *histLog) add(d report.Dir, clat uint64, bs, t int64) {
 	if h == nil || h.msec == 0 {
 		return
 	}
-	h.counts[d][histBin(clat)]++
+	h.counts[d][report.PlatIndex(clat)]++
 	if h.last[d] == 0 {
 		h.last[d] = t
 	}
@@ -75,7 +55,7 @@ func (h *histLog) add(d report.Dir, clat uint64, bs, t int64) {
 	b = append(b, ", "...)
 	b = strconv.AppendInt(b, bs, 10)
 	c := &h.counts[d]
-	for i := 0; i < histBins; i += h.stride {
+	for i := 0; i < report.PlatBins; i += h.stride {
 		var sum uint64
 		for _, n := range c[i : i+h.stride] {
 			sum += n
@@ -86,6 +66,6 @@ func (h *histLog) add(d report.Dir, clat uint64, bs, t int64) {
 	b = append(b, '\n')
 	h.buf = b
 	h.logs.rl.write(h.f, b)
-	*c = [histBins]uint64{}
+	*c = [report.PlatBins]uint64{}
 	h.last[d] = t - (window - h.msec)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/workload/fio"
 )
 
@@ -310,7 +311,7 @@ func TestHistLogAgainstFio(t *testing.T) {
 	fdir, bdir := t.TempDir(), t.TempDir()
 	runFio(t, fdir, fmt.Sprintf(job, fdir))
 	runBlkq(t, fmt.Sprintf(job, bdir), "sim:ssd")
-	fields := 3 + histBins>>2
+	fields := 3 + report.PlatBins>>2
 	fl, bl := readLog(t, fdir+"/j_clat_hist.1.log", fields), readLog(t, bdir+"/j_clat_hist.1.log", fields)
 	if len(fl) == 0 || len(bl) < len(fl)-1 || len(bl) > len(fl)+1 {
 		t.Fatalf("blkq %d lines, fio %d", len(bl), len(fl))

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/blkq-dev/blkq/report"
 )
 
 // logLine is one parsed line of a fio log: its fields as numbers (the
@@ -215,16 +217,16 @@ func TestLogsBadPath(t *testing.T) {
 // so the lines are at 505, 1005 and 1505 ms, the first with 102 reads:
 // what fio 3.33 writes for this job.
 func TestHistLog(t *testing.T) {
-	if b := histBin(97301); b != 735 {
+	if b := report.PlatIndex(97301); b != 735 {
 		t.Fatalf("bin of 97301 ns: %d, want 735", b)
 	}
-	if b := histBin(100); b != 100 || histBin(1<<62) != histBins-1 {
-		t.Fatalf("bins of 100 ns, 2^62 ns: %d, %d", b, histBin(1<<62))
+	if b := report.PlatIndex(100); b != 100 || report.PlatIndex(1<<62) != report.PlatBins-1 {
+		t.Fatalf("bins of 100 ns, 2^62 ns: %d, %d", b, report.PlatIndex(1<<62))
 	}
 	for _, coarse := range []int{0, 2, 6} {
 		dir := t.TempDir()
 		res := run(t, fmt.Sprintf("[j]\nrw=randread\nbs=4k\nsize=64m\ndirect=1\nrate_iops=200\ntime_based\nruntime=2s\nwrite_hist_log=%s/h\nlog_hist_msec=500\nlog_hist_coarseness=%d\n", dir, coarse), Options{Device: "sim:ssd"})
-		lines := readLog(t, dir+"/h_clat_hist.1.log", 3+histBins>>coarse)
+		lines := readLog(t, dir+"/h_clat_hist.1.log", 3+report.PlatBins>>coarse)
 		if len(lines) != 3 {
 			t.Fatalf("coarseness %d: %d lines, want 3 (windows of 500 ms in 2 s, the last unwritten)", coarse, len(lines))
 		}

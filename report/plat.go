@@ -39,8 +39,9 @@ const (
 	MaxPercentiles = 20
 )
 
-// platIndex returns the bin of a latency of ns nanoseconds.
-func platIndex(ns uint64) int {
+// PlatIndex returns the bin of fio's latency histogram (0 <= bin <
+// [PlatBins]) that a latency of ns nanoseconds falls in.
+func PlatIndex(ns uint64) int {
 	msb := 0
 	if ns > 0 {
 		msb = bits.Len64(ns) - 1
@@ -156,7 +157,7 @@ func (l *Latency) recordPlat(ns int64, n int64) {
 	if l.plat == nil {
 		l.plat = new(platHist)
 	}
-	l.plat[platIndex(uint64(ns))] += uint64(n)
+	l.plat[PlatIndex(uint64(ns))] += uint64(n)
 }
 
 // mergePlat adds o's fio histogram to l's.

@@ -27,7 +27,7 @@ func TestPlatOneRead(t *testing.T) {
 // holds it, the bin's value being inside the span.
 func TestPlatBinsCoverValues(t *testing.T) {
 	for v := uint64(0); v < 128; v++ {
-		if i := platIndex(v); PlatValue(i) != v {
+		if i := PlatIndex(v); PlatValue(i) != v {
 			t.Fatalf("%d: bin %d value %d", v, i, PlatValue(i))
 		}
 	}
@@ -39,7 +39,7 @@ func TestPlatBinsCoverValues(t *testing.T) {
 		prev = PlatValue(i)
 	}
 	for _, v := range []uint64{128, 129, 255, 256, 1000, 4095, 4096, 97301, 1 << 20, 123456789, 1 << 33} {
-		i := platIndex(v)
+		i := PlatIndex(v)
 		lo, hi := PlatValue(i), PlatValue(i)
 		if i+1 < PlatBins {
 			hi = PlatValue(i + 1)
@@ -51,7 +51,7 @@ func TestPlatBinsCoverValues(t *testing.T) {
 			t.Errorf("%d in bin %d (value %d): outside (%d, %d)", v, i, PlatValue(i), lo, hi)
 		}
 	}
-	if platIndex(1<<62) != PlatBins-1 {
+	if PlatIndex(1<<62) != PlatBins-1 {
 		t.Errorf("a huge value must land in the last bin")
 	}
 	if PlatBins != 1856 {
@@ -70,7 +70,7 @@ func TestPlatSelection(t *testing.T) {
 	l.RecordN(50000, 1)
 	l.RecordN(900000, 1)
 	got := l.FioPercentiles([]float64{99.95, 50, 99.99})
-	want := []uint64{100, PlatValue(platIndex(900000)), PlatValue(platIndex(900000))}
+	want := []uint64{100, PlatValue(PlatIndex(900000)), PlatValue(PlatIndex(900000))}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("sorted percentile %d: %d, want %d", i, got[i], want[i])
