@@ -246,6 +246,9 @@ type Job struct {
 	URI string
 	// Logs are the log and iolog options (logopts.go).
 	Logs Logs
+	// Queue are the batching, overlap and latency-target options
+	// (queueopts.go).
+	Queue QueueOptions
 
 	// lines maps a modelled option's canonical name to the line that last
 	// set it, so Validate can point at the option rather than the section.
@@ -278,6 +281,7 @@ func newJob(name string, line int) *Job {
 		ZoneMode:            "none",
 		KBBase:              1024,
 		Stats:               DefaultStatOptions(),
+		Queue:               defaultQueueOptions(),
 		Verification:        Verification{DoVerify: true, StateSave: true},
 		Logs:                defaultLogs(),
 	}
