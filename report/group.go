@@ -211,6 +211,9 @@ func combine(jobs []*JobStats) *JobStats {
 		if c.Error == 0 && j.Error != 0 {
 			c.Error, c.ErrorText = j.Error, j.ErrorText
 		}
+		if j.LatencyTarget != nil {
+			c.LatencyTarget = j.LatencyTarget // fio reports the group's last job's
+		}
 		if j.Elapsed > c.Elapsed {
 			c.Elapsed = j.Elapsed
 		}

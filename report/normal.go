@@ -193,8 +193,8 @@ func writeJobBlock(w *bufio.Writer, u unit, g *GroupStats, now string) {
 		j.Read.IOs, j.Write.IOs, j.Trim.IOs, syncs,
 		j.Read.Short, j.Write.Short, j.Trim.Short,
 		j.Read.Dropped, j.Write.Dropped, j.Trim.Dropped)
-	if j.IODepth > 0 {
-		fmt.Fprintf(w, "     latency   : target=0, window=0, percentile=100.00%%, depth=%d\n", j.IODepth)
+	if lt := j.latencyTarget(); lt.Depth > 0 {
+		fmt.Fprintf(w, "     latency   : target=%d, window=%d, percentile=%.2f%%, depth=%d\n", lt.TargetNs, lt.WindowUs, lt.Percentile, lt.Depth)
 	}
 	if j.Blkq != nil {
 		b := j.Blkq.effective()
