@@ -27,10 +27,12 @@ type job struct {
 	gen    *generator   // fio's offsets (nil for a replay)
 	vfy    *verifier    // verify= (verify.go), nil without
 	sync   bool         // one I/O at a time (psync and friends)
-	plug   bool         // plug the queue around each batch it issues
 	depth  int
-	low    int // iodepth_low: refill once in-flight I/O drains to this
+	low    int // iodepth_low: a full queue reaps down to this before refilling
 	state  jobState
+	aio    aioState // its engine's queue: batches, completions to reap (batch.go)
+
+	reapFunc func() // j.reapLoop, made once: posted for each reap that waits for this instant's completions
 
 	deps    int    // jobs that must finish before this one starts
 	waiters []*job // jobs waiting for this one
@@ -38,7 +40,7 @@ type job struct {
 	index   int    // position in the run
 	segment int    // stonewall segment: jobs between two stonewalls, for exit_what
 
-	inflight            int
+	inflight            int // units taken and not yet reaped (fio's cur_depth)
 	start, end, rampEnd blkq.Time
 	limit               int64 // bytes to issue; 0: until runtime
 	issued              int64 // bytes issued
@@ -46,6 +48,7 @@ type job struct {
 	rateBytes           [3]int64 // bytes issued per direction, for rate
 	rateIOs             [3]int64
 	think               thinker
+	rateDelay           time.Duration // a rate limit's sleep after its quiesce
 	writesSinceSync     int
 	err                 error  // the job's first error
 	errFunc             string // what failed, for the report ("io_u error")
@@ -87,6 +90,7 @@ type ioUnit struct {
 	queued blkq.Time     // submission returned (after any sleep for a request)
 	vp     *vpiece       // the verify block it writes or reads back (verify.go)
 	verr   error         // its verify read's bad block, found where it completed
+	err    error         // how it completed, while it waits to be reaped
 }
 
 func (j *job) now() blkq.Time { return j.r.exec.Now() }
@@ -126,7 +130,7 @@ func (j *job) stop() {
 		return
 	}
 	j.state.stop()
-	j.maybeFinish()
+	j.pump() // it drains what it has in flight, then finishes
 }
 
 // cancel ends a job that never started (exitall).
@@ -169,83 +173,113 @@ func endIO(b *blkq.Bio, err error) {
 		b.Buf = nil
 	}
 	if u.j.r.simulated {
-		u.j.done(u, err) // already on the event loop
+		u.j.completed(u, err) // already on the event loop
 		return
 	}
-	u.j.r.exec.Do(func() { u.j.done(u, err) })
+	u.j.r.exec.Do(func() { u.j.completed(u, err) })
 }
 
-// pump issues I/O while the job may: what its source has ready, through
-// its path, up to its depth.
+// pump is fio's I/O loop (backend.c do_io) for the job, run until the job
+// must wait: it takes I/O from its source and queues it with its engine
+// (batch.go) while its depth has room, reaps when the queue is full, and
+// quiesces (waits for everything in flight) before a thinktime stall, a
+// rate limit's sleep, a change of the latency target's depth and an
+// fsync. A reap, a wake-up or a timer calls it again.
 func (j *job) pump() {
 	j.r.stopDue() // an interruption stops j: it issues nothing more
-	if !j.state.started() || j.state.ended() || j.main.asleep || j.state.paused() {
+	if !j.state.started() || j.state.ended() || j.main.asleep || j.aio.waiting() || j.state.syncBusy() {
 		return
 	}
-	q := j.r.q
-	plugged := false
-	submitted := 0
-	for j.inflight < j.depth && !j.state.stopping() && !j.state.draining() && !j.main.asleep {
-		if j.state.syncDue() {
-			if j.inflight > 0 {
-				break // fsync waits for the writes before it
+	j.loop()
+	if a := &j.aio; a.pumped > 0 {
+		j.st.submitBatch(j.now(), a.pumped) // a replay: what one pass submitted
+		a.pumped = 0
+	}
+}
+
+// loop is pump's loop.
+func (j *job) loop() {
+	for {
+		if j.state.stopping() {
+			j.drain()
+			return
+		}
+		if j.think.waiting {
+			j.thinkStall()
+			return
+		}
+		if j.state.pause == pauseQuiesce {
+			if !j.quiesce() {
+				j.sleepThen(j.rateDelay)
 			}
-			j.issueSync(false)
-			break
+			return
+		}
+		if j.state.paused() {
+			return // a timer pumps
+		}
+		if j.state.syncDue() {
+			if !j.quiesce() {
+				j.issueSync(false) // fsync waits for the writes before it
+			}
+			return
+		}
+		if j.full() {
+			j.reapWait(true)
+			return
 		}
 		if j.limitReached() && !j.verifyPending() {
-			break
+			j.drain()
+			return
 		}
 		io, st := j.src.next()
 		if st == srcWait {
-			break // rate limits or a sleeping task hold it back; a timer or a wake-up will pump
+			if j.state.paused() {
+				continue // a rate limit: quiesce, then sleep
+			}
+			return // a trace's time or a sleeping task holds it back: a timer or a wake-up pumps
+		}
+		if st == srcDrain && j.inflight > 0 {
+			if j.quiesce() {
+				return
+			}
+			continue
 		}
 		if st == srcEnd {
 			j.state.stop()
-			break
-		}
-		if j.plug && !plugged {
-			q.Plug(j.main.task)
-			plugged = true
-		}
-		u := j.getUnit()
-		j.prepare(u, io)
-		j.st.logIssue(u, j.now(), j.spec.Fdatasync > 0)
-		if !io.uncounted {
-			j.issued += io.length
-		}
-		j.issuedIOs++
-		j.rateBytes[rwt(io.op)] += io.length
-		j.rateIOs[rwt(io.op)]++
-		j.inflight++
-		submitted++
-		j.st.submitDepth(j.inflight)
-		j.submitted++
-		u.queued = j.now()
-		if u.sub.asleep {
-			// A replay's record whose task sleeps: it waits for it, in order.
-			u.sub.waiting = append(u.sub.waiting, u)
 			continue
 		}
-		ok := j.path.submit(u)
-		j.countForSync(io.op) // a write that sleeps counts now, as on wake-up
-		if !ok {
-			continue // its task sleeps: the loop ends if it was the job's own
+		if st != srcReady {
+			return
 		}
-		if j.inflight >= j.depth && j.low < j.depth {
-			j.state.setDrain(true)
+		j.issue(io)
+		if j.main.asleep {
+			return // its submit call sleeps for a request: the wake-up goes on
 		}
 		if j.thinkIssued() {
-			break // thinktime (think.go)
+			continue // thinktime_blocks_type=issue (think.go)
+		}
+		if full := j.full(); full || j.aio.polling {
+			j.reapWait(full)
+			return
 		}
 	}
-	if plugged {
-		q.Finish(j.main.task)
+}
+
+// issue takes a unit for io, counts it and queues it with the engine.
+func (j *job) issue(io nextIO) {
+	u := j.getUnit()
+	j.prepare(u, io)
+	j.st.logIssue(u, j.now(), j.spec.Fdatasync > 0)
+	if !io.uncounted {
+		j.issued += io.length
 	}
-	if submitted > 0 {
-		j.st.submitBatch(submitted)
-	}
-	j.maybeFinish()
+	j.issuedIOs++
+	j.rateBytes[rwt(io.op)] += io.length
+	j.rateIOs[rwt(io.op)]++
+	j.inflight++
+	j.submitted++
+	j.countForSync(io.op) // counted as issued: a write that sleeps counts now, as on wake-up
+	j.queueIO(u)
 }
 
 // enqueue submits u's bio to the queue through its task; false: the task
@@ -271,6 +305,13 @@ func (j *job) countForSync(op blkq.Op) {
 		j.writesSinceSync = 0
 		j.state.wantSync()
 	}
+}
+
+// rateSleep pauses issuing for d once the job's I/O in flight is reaped,
+// as fio's rate_ddir quiesces before it sleeps (pump does both).
+func (j *job) rateSleep(d time.Duration) {
+	j.rateDelay = d
+	j.state.pauseFor(pauseQuiesce)
 }
 
 // sleepThen pauses issuing for d.
@@ -360,18 +401,22 @@ func (j *job) wake(s *submitter, resume func() bool) {
 			s.waiting = s.waiting[1:]
 			j.enqueue(u)
 		}
+		if s == &j.main && j.aio.committing() {
+			j.submitCalls() // the rest of the commit it slept in
+			if j.main.asleep {
+				return
+			}
+		}
 		j.pump()
 	})
 }
 
-// done handles a completed I/O.
+// done accounts a reaped unit (fio's io_completed), at the time it is
+// reaped; the caller goes on with the job (reap, completed).
 func (j *job) done(u *ioUnit, err error) {
 	j.inflight--
 	j.ended++
 	j.r.clockNow.Store(int64(j.now()))
-	if j.state.draining() && j.inflight <= j.low {
-		j.state.setDrain(false)
-	}
 	now := j.now()
 	switch {
 	case u.sync:
@@ -403,11 +448,9 @@ func (j *job) done(u *ioUnit, err error) {
 		}
 	}
 	j.verifyDone(u, err)
+	u.err = nil
 	j.free = append(j.free, u)
-	if j.thinkCompleted() {
-		return // thinktime (think.go)
-	}
-	j.pump()
+	j.thinkCompleted()
 }
 
 // maybeFinish ends the job when it has nothing more to do.

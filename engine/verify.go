@@ -469,7 +469,7 @@ func (s *verifySource) next() (nextIO, srcStatus) {
 				return v.read(p), srcReady
 			}
 			if v.inFlight > 0 {
-				return nextIO{}, srcWait
+				return nextIO{}, srcDrain // fio's loop ends by reaping all it has in flight
 			}
 			v.loopAt += v.perLoop
 		}
@@ -488,7 +488,7 @@ func (s *verifySource) next() (nextIO, srcStatus) {
 		return v.read(p), srcReady
 	}
 	if v.inFlight > 0 {
-		return nextIO{}, srcWait // a completing write pumps the job again
+		return nextIO{}, srcDrain // the writes end fio's I/O loop, which reaps them all
 	}
 	return nextIO{}, srcEnd
 }
