@@ -136,6 +136,7 @@ func (j *job) full() bool { return j.inflight >= j.depth }
 // (td_io_queue), and commits once a batch is queued.
 func (j *job) queueIO(u *ioUnit) {
 	a := &j.aio
+	j.overlapQueued(u)
 	if a.immediate() {
 		j.st.submitDepth(j.now(), j.inflight, 1)
 		u.queued = j.now()

@@ -30,7 +30,8 @@ type job struct {
 	depth  int
 	low    int // iodepth_low: a full queue reaps down to this before refilling
 	state  jobState
-	aio    aioState // its engine's queue: batches, completions to reap (batch.go)
+	aio    aioState      // its engine's queue: batches, completions to reap (batch.go)
+	ovl    *overlapState // serialize_overlap (overlap.go), nil without
 
 	reapFunc func() // j.reapLoop, made once: posted for each reap that waits for this instant's completions
 
@@ -91,6 +92,7 @@ type ioUnit struct {
 	vp     *vpiece       // the verify block it writes or reads back (verify.go)
 	verr   error         // its verify read's bad block, found where it completed
 	err    error         // how it completed, while it waits to be reaped
+	flight int           // its slot among the units in flight (serialize_overlap)
 }
 
 func (j *job) now() blkq.Time { return j.r.exec.Now() }
@@ -227,28 +229,37 @@ func (j *job) loop() {
 			j.reapWait(true)
 			return
 		}
-		if j.limitReached() && !j.verifyPending() {
-			j.drain()
-			return
-		}
-		io, st := j.src.next()
-		if st == srcWait {
-			if j.state.paused() {
-				continue // a rate limit: quiesce, then sleep
-			}
-			return // a trace's time or a sleeping task holds it back: a timer or a wake-up pumps
-		}
-		if st == srcDrain && j.inflight > 0 {
-			if j.quiesce() {
+		io, held := j.overlapHeld()
+		if !held {
+			if j.limitReached() && !j.verifyPending() {
+				j.drain()
 				return
 			}
-			continue
+			var st srcStatus
+			io, st = j.src.next()
+			if st == srcWait {
+				if j.state.paused() {
+					continue // a rate limit: quiesce, then sleep
+				}
+				return // a trace's time or a sleeping task holds it back: a timer or a wake-up pumps
+			}
+			if st == srcDrain && j.inflight > 0 {
+				if j.quiesce() {
+					return
+				}
+				continue
+			}
+			if st == srcEnd {
+				j.state.stop()
+				continue
+			}
+			if st != srcReady {
+				return
+			}
 		}
-		if st == srcEnd {
-			j.state.stop()
-			continue
-		}
-		if st != srcReady {
+		if j.overlapBlocks(io) {
+			// serialize_overlap: submit what is queued, reap, try again.
+			j.reapWait(j.full())
 			return
 		}
 		j.issue(io)
@@ -417,6 +428,7 @@ func (j *job) done(u *ioUnit, err error) {
 	j.inflight--
 	j.ended++
 	j.r.clockNow.Store(int64(j.now()))
+	j.overlapReaped(u)
 	now := j.now()
 	switch {
 	case u.sync:
