@@ -129,8 +129,14 @@ func (a *aioState) waiting() bool { return a.waitMin > 0 }
 // committing reports whether a commit is under way (its task asleep).
 func (a *aioState) committing() bool { return a.next < len(a.inCall) || a.callOpen }
 
-// full reports fio's queue_full: the job's depth is taken.
-func (j *job) full() bool { return j.inflight >= j.depth }
+// full reports fio's queue_full: the job's depth is taken, or the
+// latency target's depth (latency_target.go).
+func (j *job) full() bool {
+	if j.lat != nil && j.inflight >= j.lat.qd {
+		return true
+	}
+	return j.inflight >= j.depth
+}
 
 // queueIO hands u, counted in the job's depth, to its engine
 // (td_io_queue), and commits once a batch is queued.
@@ -389,7 +395,7 @@ func (j *job) reap() {
 		a.events, a.evHead = a.events[:0], 0
 	}
 	j.st.completeBatch(j.now(), n)
-	if a.full && j.inflight > j.low && !j.state.stopping() {
+	if a.full && j.inflight > j.low && !j.state.stopping() && (j.lat == nil || !j.lat.quiesce) {
 		j.getevents(a.minFull) // wait_for_completions' loop
 		return
 	}

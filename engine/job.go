@@ -31,6 +31,7 @@ type job struct {
 	low    int // iodepth_low: a full queue reaps down to this before refilling
 	state  jobState
 	aio    aioState      // its engine's queue: batches, completions to reap (batch.go)
+	lat    *latTarget    // latency_target's search (latency_target.go), nil without
 	ovl    *overlapState // serialize_overlap (overlap.go), nil without
 
 	reapFunc func() // j.reapLoop, made once: posted for each reap that waits for this instant's completions
@@ -110,6 +111,9 @@ func (j *job) begin() {
 	if rt := j.runtime(); rt > 0 {
 		// fio: ramp_time runs before runtime starts counting.
 		j.r.exec.AfterFunc(j.spec.RampTime+rt, j.stop)
+	}
+	if j.lat != nil {
+		j.lat.begin(j.start)
 	}
 	j.src.begin()
 	j.pump()
@@ -205,6 +209,19 @@ func (j *job) loop() {
 		if j.state.stopping() {
 			j.drain()
 			return
+		}
+		if j.lat != nil {
+			j.latCheck()
+			if j.lat.quiesce {
+				if j.quiesce() {
+					return
+				}
+				j.latQuiesced()
+				continue
+			}
+			if j.state.stopping() {
+				continue // the search is over
+			}
 		}
 		if j.think.waiting {
 			j.thinkStall()
@@ -441,6 +458,9 @@ func (j *job) done(u *ioUnit, err error) {
 		}
 	case err == nil:
 		j.st.record(u, now)
+		if j.lat != nil {
+			j.latCompleted(u, now, now >= j.rampEnd)
+		}
 		if j.r.data != nil {
 			switch u.bio.Op {
 			case blkq.OpWrite:

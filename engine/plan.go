@@ -155,6 +155,7 @@ func (r *runner) plan() (*layout, error) {
 		j.src = &fioSource{j: j, gen: j.gen, rate: rateState{rng: stream.Split("rate").Rand()}}
 		j.setupAIO(j.spec)
 		j.setupOverlap()
+		j.setupLatency()
 		j.reapFunc = j.reapLoop
 		var total int64
 		for _, f := range files {
