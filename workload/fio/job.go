@@ -235,7 +235,9 @@ type Job struct {
 	Fdatasync int
 	// EndFsync syncs the file when the job ends (end_fsync=1).
 	EndFsync bool
-	// Verify is verify= as written ("" when unset; fio's "0" also means none).
+	// Verify is verify= as written ("" when unset; fio's "0" also means
+	// none), or "pattern_hdr" (fio's VERIFY_PATTERN: a header, then the
+	// pattern) for verify_pattern= without verify=.
 	Verify string
 	// Verification is the other verify options (verify.go).
 	Verification Verification

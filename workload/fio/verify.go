@@ -82,7 +82,9 @@ var verifyOptions = []optSpec{
 		}
 		j.Verification.Pattern, j.Verification.PatternOffsets = p, offs
 		if _, set := j.lines["verify"]; !set && (j.Verify == "" || j.Verify == "0") {
-			j.Verify = "pattern" // fio: a pattern without verify= verifies the pattern
+			// fio: a pattern without verify= verifies the pattern after
+			// a header (VERIFY_PATTERN; verify=pattern has none).
+			j.Verify = "pattern_hdr"
 		}
 		return nil
 	}},

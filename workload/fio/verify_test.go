@@ -46,7 +46,7 @@ func TestVerifyOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := jf.Jobs[0], jf.Jobs[1]
-	if a.Verify != "pattern" || !a.Verification.DoVerify || a.Verification.Backlog != 8 || a.Verification.Interval != 512 || !a.Verification.Fatal {
+	if a.Verify != "pattern_hdr" || !a.Verification.DoVerify || a.Verification.Backlog != 8 || a.Verification.Interval != 512 || !a.Verification.Fatal {
 		t.Errorf("a: %q %+v", a.Verify, a.Verification)
 	}
 	if b.Verify != "md5" || b.Verification.DoVerify || !b.Verification.Only {
