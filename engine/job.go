@@ -26,6 +26,7 @@ type job struct {
 	path   ioPath       // how it reaches the device
 	gen    *generator   // fio's offsets (nil for a replay)
 	vfy    *verifier    // verify= (verify.go), nil without
+	wdata  *writeData   // what its writes hold on a file (bufdata.go), nil for the data check's pattern
 	sync   bool         // one I/O at a time (psync and friends)
 	plug   bool         // plug the queue around each batch it issues
 	depth  int
@@ -86,6 +87,7 @@ type ioUnit struct {
 	start  blkq.Time     // submission began
 	queued blkq.Time     // submission returned (after any sleep for a request)
 	vp     *vpiece       // the verify block it writes or reads back (verify.go)
+	plan   fillPlan      // what its write holds, with wdata (bufdata.go)
 	verr   error         // its verify read's bad block, found where it completed
 }
 
@@ -313,6 +315,9 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 		j.vfy.prepare(u, io)
 	}
 	if d := j.r.data; d != nil {
+		if io.op == blkq.OpWrite && j.wdata != nil {
+			u.plan = j.wdata.next(j.r, io.length, j.now())
+		}
 		// The buffer is the bio's until its EndIO (bufpool.go); through
 		// the page cache, the path takes one of its own for the call.
 		if io.op != blkq.OpDiscard && j.path.bioBuffers() {
@@ -388,6 +393,9 @@ func (j *job) done(u *ioUnit, err error) {
 			switch u.bio.Op {
 			case blkq.OpWrite:
 				j.r.data.wrote(u)
+				if j.wdata != nil {
+					j.r.data.trimmed(u.bio.Sector, u.bio.Sectors) // its own content, not the check's pattern
+				}
 			case blkq.OpDiscard:
 				j.r.data.discarded(u)
 			}

@@ -104,6 +104,9 @@ func (r *runner) openQueue(capacity int64, direct, fioJobs bool) error {
 		r.data = newDataCheck(r.opt.Seed, r.dev.Capacity())
 		r.q.AddTracer(r.data.refusals(r.exec))
 		r.sizeBufPool()
+		for _, j := range r.jobs {
+			j.wdata = r.newWriteData(j)
+		}
 	}
 	return nil
 }

@@ -37,6 +37,9 @@ func FuzzParse(f *testing.F) {
 		"[j]\nrandom_distribution=zoned:50/5:30/15:20/80,,100/100\nrate_process=poisson\n",
 		"[j]\nrandom_distribution=zoned_abs:60/1m:40/2m\nrandom_generator=lfsr\nthinktime_iotime=1s\n",
 		"[j]\nrandom_distribution=zipf:1.2:0.5\nthinktime_spin=10\nthinktime_blocks_type=issue\n",
+		"[j]\nbuffer_pattern=\"abcd\"-120xdeadface\nverify_pattern=0xff0x14'x'%o\n",
+		"[j]\nbuffer_compress_percentage=50\nbuffer_compress_chunk=4k\ndedupe_percentage=30\ndedupe_mode=working_set\n",
+		"[j]\nzero_buffers\nrefill_buffers=0\nscramble_buffers=0\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -248,6 +248,8 @@ type Job struct {
 	URI string
 	// Logs are the log and iolog options (logopts.go).
 	Logs Logs
+	// Buffers are the options of what the job's writes hold (buffers.go).
+	Buffers Buffers
 
 	// lines maps a modelled option's canonical name to the line that last
 	// set it, so Validate can point at the option rather than the section.
@@ -282,6 +284,7 @@ func newJob(name string, line int) *Job {
 		Stats:               DefaultStatOptions(),
 		Verification:        Verification{DoVerify: true, StateSave: true},
 		Logs:                defaultLogs(),
+		Buffers:             defaultBuffers(),
 	}
 }
 

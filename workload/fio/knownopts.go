@@ -10,10 +10,10 @@ package fio
 
 // knownBareFlags may be written without "=value".
 var knownBareFlags = []string{
-	"blocksize_unaligned", "bs_unaligned", "buffer_pattern", "cpus_allowed", "exitall_on_error",
-	"ignore_error", "log_compression_cpus", "numa_cpu_nodes", "numa_mem_policy", "prep", "refill_buffers",
+	"blocksize_unaligned", "bs_unaligned", "cpus_allowed", "exitall_on_error",
+	"ignore_error", "log_compression_cpus", "numa_cpu_nodes", "numa_mem_policy", "prep",
 	"replay_skip", "verify_async_cpus", "verify_only", "verify_pattern", "write_bw_log", "write_hist_log",
-	"write_iops_log", "write_lat_log", "zero_buffers",
+	"write_iops_log", "write_lat_log",
 }
 
 // knownOptions take a value. Aliases are listed as names of their own; the
@@ -21,11 +21,11 @@ var knownBareFlags = []string{
 // accepted by fio 3.33 even without profile=.
 var knownOptions = []string{
 	"allow_file_create", "allow_mounted_write", "allrandrepeat", "atomic", "ba", "block",
-	"block_error_percentiles", "blockalign", "bs_is_seq_rand", "buffer_compress_chunk",
-	"buffer_compress_percentage", "bwavgtime", "cgroup", "cgroup_nodelete", "cgroup_weight",
+	"block_error_percentiles", "blockalign", "bs_is_seq_rand",
+	"bwavgtime", "cgroup", "cgroup_nodelete", "cgroup_weight",
 	"clat_percentiles", "clocksource", "continue_on_error", "cpumask", "cpus_allowed_policy",
-	"create_fsync", "create_on_open", "create_only", "create_serialize", "dedupe_global", "dedupe_mode",
-	"dedupe_percentage", "dedupe_working_set_percentage", "description", "device-names", "dir",
+	"create_fsync", "create_on_open", "create_only", "create_serialize",
+	"description", "device-names", "dir",
 	"disable_bw", "disable_bw_measurement", "disable_clat", "disable_lat", "disable_slat", "disk_util",
 	"do_verify", "error_dump", "exec_postrun", "exec_prerun", "experimental_verify", "fadvise_hint",
 	"fallocate", "file_append", "file_service_type", "fill_device", "fill_fs", "flow", "flow_id",
@@ -43,7 +43,7 @@ var knownOptions = []string{
 	"rate_cycle", "rate_ignore_thinktime", "rate_iops_min",
 	"ratecycle", "read-req-num-512-blocks", "read_beyond_wp", "read_iolog",
 	"read_iolog_chunked", "replay_align", "replay_no_stall", "replay_redirect", "replay_scale",
-	"replay_time_scale", "rw_sequencer", "rwmixcycle", "scramble_buffers", "serialize_overlap",
+	"replay_time_scale", "rw_sequencer", "rwmixcycle", "serialize_overlap",
 	"significant_figures", "slat_percentiles", "softrandommap", "ss", "ss_dur", "ss_ramp", "stats",
 	"steadystate", "steadystate_duration", "steadystate_ramp_time", "sync", "sync_file_range",
 	"test-duration", "threads",

@@ -376,8 +376,10 @@ func buildOptionTable() map[string]*optSpec {
 			}
 		}
 	}
-	for i := range verifyOptions {
-		t[verifyOptions[i].name] = &verifyOptions[i]
+	for _, table := range [][]optSpec{verifyOptions, bufferOptions} {
+		for i := range table {
+			t[table[i].name] = &table[i]
+		}
 	}
 	add := func(names []string, bare bareRule) {
 		for _, n := range names {
