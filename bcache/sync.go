@@ -1,6 +1,8 @@
 package bcache
 
 import (
+	"math"
+
 	"github.com/blkq-dev/blkq"
 )
 
@@ -238,12 +240,13 @@ func (w *lockWaiter) acquire(c *Cache, resume func(), waited *int) (b *buffer, w
 
 // invOp is one Invalidate.
 type invOp struct {
-	c     *Cache
-	r     InvalidateResult
-	aside blist
-	lw    lockWaiter
-	walks [2]*walk
-	done  func(InvalidateResult)
+	c      *Cache
+	r      InvalidateResult
+	aside  blist
+	lw     lockWaiter
+	walks  [2]*walk
+	lo, hi int64 // the pages it drops: [lo, hi]
+	done   func(InvalidateResult)
 }
 
 // StartInvalidate drops the clean buffers (invalidate_bdev, the second half
@@ -254,13 +257,27 @@ type invOp struct {
 // write-back are kept. It terminates while others keep reading and
 // writing: it visits only the buffers present when it started.
 func (c *Cache) StartInvalidate(done func(InvalidateResult)) {
-	o := &invOp{c: c, done: done}
+	c.StartInvalidateRange(0, math.MaxInt64, done)
+}
+
+// StartInvalidateRange is StartInvalidate for the buffers of the pages
+// that bytes [off, off+n) touch (POSIX_FADV_DONTNEED over a file's range;
+// fio's invalidate of a job's file). It walks every clean buffer, as
+// StartInvalidate does, and keeps those outside the range.
+func (c *Cache) StartInvalidateRange(off, n int64, done func(InvalidateResult)) {
+	o := &invOp{c: c, done: done, lo: off / PageSize, hi: (off + max(n, 1) - 1) / PageSize}
+	if off+n < off { // to the end
+		o.hi = math.MaxInt64
+	}
 	o.aside.init()
 	c.lock()
 	o.r.PagesAtStart = c.nrPages
 	c.unlock()
 	// 1. The clean list: drop unlocked buffers, move locked ones aside.
 	o.walks[0] = &walk{src: &c.clean, aside: &o.aside, visit: func(b *buffer) verdict {
+		if b.page < o.lo || b.page > o.hi {
+			return vKeep
+		}
 		if b.locked {
 			c.st.MovedAside++
 			return vAside
