@@ -39,6 +39,8 @@ type job struct {
 	index   int    // position in the run
 	segment int    // stonewall segment: jobs between two stonewalls, for exit_what
 
+	filesOpen bool // its files are open: invalidated, as fio does when it opens them (filesetup.go)
+
 	inflight            int
 	start, end, rampEnd blkq.Time
 	limit               int64 // bytes to issue; 0: until runtime
@@ -98,6 +100,11 @@ func (j *job) begin() {
 	j.r.stopDue() // an interruption cancels j
 	if j.state.ended() {
 		return // cancelled by exitall before it started
+	}
+	if !j.filesOpen {
+		j.filesOpen = true
+		j.openFiles(j.begin) // invalidate (filesetup.go)
+		return
 	}
 	j.state.begin()
 	j.start = j.now()

@@ -18,6 +18,9 @@ func TestBufferOptionsAsFioParsesThem(t *testing.T) {
 		b.DedupeMode != "repeat" || b.DedupeWorkingSetPercentage != 5 || b.DedupeGlobal {
 		t.Errorf("defaults: %+v", b)
 	}
+	if f := d.Files; !f.Invalidate || f.Fallocate != "native" || f.FillDevice || f.CreateOnOpen {
+		t.Errorf("file defaults: %+v", f)
+	}
 	for _, c := range []struct {
 		body                   string
 		refill, scramble, zero bool
@@ -41,19 +44,26 @@ func TestBufferOptionsAsFioParsesThem(t *testing.T) {
 		b.DedupeWorkingSetPercentage != 50 || !b.DedupeGlobal {
 		t.Errorf("compress and dedupe: %+v", b)
 	}
-	if jf := parseString(t, "[a]\nbuffer_pattern=0x1\nzero_buffers\n", nil); len(jf.Ignored) != 0 {
+	f := job(t, "fill_fs=1\ninvalidate=0\nfallocate=1\ncreate_on_open=1\n").Files
+	if !f.FillDevice || f.Invalidate || f.Fallocate != "posix" || !f.CreateOnOpen {
+		t.Errorf("file options: %+v", f)
+	}
+	if f := job(t, "fallocate=0\n").Files; f.Fallocate != "none" {
+		t.Errorf("fallocate=0: %q, want none", f.Fallocate)
+	}
+	if jf := parseString(t, "[a]\nbuffer_pattern=0x1\nzero_buffers\nfill_device=1\nfallocate=keep\n", nil); len(jf.Ignored) != 0 {
 		t.Errorf("modelled options reported as ignored: %v", jf.Ignored)
 	}
 }
 
 // TestBufferOptionsBadValues: out-of-range percentages, an unknown
-// dedupe_mode, a pattern with %o (fio 3.33 allows formats
+// dedupe_mode or fallocate, a pattern with %o (fio 3.33 allows formats
 // in verify_pattern only) and a bare buffer_pattern (on which fio 3.33
 // crashes) are errors naming the line.
 func TestBufferOptionsBadValues(t *testing.T) {
 	for _, bad := range []string{"buffer_compress_percentage=101", "dedupe_percentage=-1", "dedupe_mode=random",
 		"dedupe_working_set_percentage=200", "buffer_pattern=%o", "buffer_pattern", "buffer_pattern=\"open",
-	} {
+		"fallocate=2", "fallocate=yes", "invalidate=2", "fill_device=x"} {
 		_, err := Parse("b.fio", []byte("[a]\n"+bad+"\n"), nil)
 		if err == nil || !strings.Contains(err.Error(), "b.fio:2") {
 			t.Errorf("%s: err %v, want one naming b.fio:2", bad, err)

@@ -39,7 +39,7 @@ func FuzzParse(f *testing.F) {
 		"[j]\nrandom_distribution=zipf:1.2:0.5\nthinktime_spin=10\nthinktime_blocks_type=issue\n",
 		"[j]\nbuffer_pattern=\"abcd\"-120xdeadface\nverify_pattern=0xff0x14'x'%o\n",
 		"[j]\nbuffer_compress_percentage=50\nbuffer_compress_chunk=4k\ndedupe_percentage=30\ndedupe_mode=working_set\n",
-		"[j]\nzero_buffers\nrefill_buffers=0\nscramble_buffers=0\n",
+		"[j]\nzero_buffers\nrefill_buffers=0\nscramble_buffers=0\nfill_fs=1\nfallocate=keep\ninvalidate=0\n",
 	} {
 		f.Add([]byte(s))
 	}

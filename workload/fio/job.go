@@ -250,6 +250,8 @@ type Job struct {
 	Logs Logs
 	// Buffers are the options of what the job's writes hold (buffers.go).
 	Buffers Buffers
+	// Files are the options of the files' set-up (files.go).
+	Files FileSetup
 
 	// lines maps a modelled option's canonical name to the line that last
 	// set it, so Validate can point at the option rather than the section.
@@ -285,6 +287,7 @@ func newJob(name string, line int) *Job {
 		Verification:        Verification{DoVerify: true, StateSave: true},
 		Logs:                defaultLogs(),
 		Buffers:             defaultBuffers(),
+		Files:               defaultFileSetup(),
 	}
 }
 

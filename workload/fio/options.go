@@ -367,7 +367,7 @@ func buildOptionTable() map[string]*optSpec {
 	for _, table := range [][]struct {
 		spec    optSpec
 		aliases []string
-	}{modelled, distributionOptions, statModelled} {
+	}{modelled, distributionOptions, statModelled, fileOptions} {
 		for i := range table {
 			s := &table[i].spec
 			t[s.name] = s

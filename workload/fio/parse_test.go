@@ -461,14 +461,14 @@ func TestOptionTableSane(t *testing.T) {
 		random_distribution random_generator rate_process thinktime_spin thinktime_blocks_type
 		thinktime_iotime offset_align buffer_pattern zero_buffers refill_buffers scramble_buffers
 		buffer_compress_percentage buffer_compress_chunk dedupe_percentage dedupe_mode
-		dedupe_working_set_percentage dedupe_global`) {
+		dedupe_working_set_percentage dedupe_global fill_device fill_fs invalidate fallocate create_on_open`) {
 		if s, ok := optionTable[n]; !ok || s.set == nil {
 			t.Errorf("%s is not modelled", n)
 		}
 	}
 	for _, n := range []string{"cmdprio_percentage", "prio", "prioclass", "numa_cpu_nodes", "numa_mem_policy",
 		"verify_async", "ss", "ss_dur", "ss_ramp", "flow", "flow_sleep", "gtod_reduce", "io_submit_mode",
-		"continue_on_error", "ignore_error", "error_dump", "fallocate", "create_on_open",
+		"continue_on_error", "ignore_error", "error_dump",
 		"disable_slat", "disable_clat", "port", "hostname", "http_host", "latency_target"} {
 		if s, ok := optionTable[n]; !ok || s.set != nil {
 			t.Errorf("%s should be known but not modelled", n)
