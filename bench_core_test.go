@@ -53,7 +53,7 @@ func BenchmarkSubmitCompleteVirtual(b *testing.B) {
 					submit(bio)
 				}
 				loop.Run()
-				cpu.Stop()
+				cpu.Stop(b.N)
 			})
 		}
 	}
@@ -126,7 +126,7 @@ func benchSubmitters(b *testing.B, n int, cfg blkq.Config) {
 		}(uint64(g))
 	}
 	wg.Wait()
-	cpu.Stop()
+	cpu.Stop(b.N)
 }
 
 // BenchmarkMergeLookup: a 4 KiB write that back-merges into one of N
@@ -215,7 +215,7 @@ func benchMergeLookup(b *testing.B, sched string, n int) {
 		}
 		left--
 	}
-	cpu.Stop()
+	cpu.Stop(b.N)
 	b.ReportMetric(float64(refusals)/float64(b.N), "refused/op")
 	if lookups != b.N {
 		b.Fatalf("%d of %d bios merged or refused", lookups, b.N)

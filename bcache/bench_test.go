@@ -50,7 +50,7 @@ func BenchmarkReadHit(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	cpu.Stop()
+	cpu.Stop(b.N)
 	if m := c.Stats().Misses - missesBefore; m != 0 {
 		b.Fatalf("%d misses on a cached region", m)
 	}
@@ -71,7 +71,7 @@ func BenchmarkReadMiss(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	cpu.Stop()
+	cpu.Stop(b.N)
 	if m := c.Stats().Misses - missesBefore; float64(m) < 0.99*float64(b.N) {
 		b.Fatalf("%d misses of %d reads; want almost all", m, b.N)
 	}

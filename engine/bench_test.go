@@ -30,7 +30,7 @@ func benchJob(b *testing.B, src string) {
 	if _, err := Run(jf, Options{}); err != nil {
 		b.Fatal(err)
 	}
-	cpu.Stop()
+	cpu.Stop(b.N)
 	// The simulator's speed, as issue 13's target puts it.
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "bios/s")
 }

@@ -7,7 +7,6 @@ package cputime
 
 import (
 	"syscall"
-	"testing"
 	"time"
 )
 
@@ -21,18 +20,28 @@ func Process() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// Benchmark is the part of *testing.B a Meter drives (an interface, so
+// that blkq bench, which reads Process, does not link package testing).
+type Benchmark interface {
+	ReportAllocs()
+	ResetTimer()
+	StopTimer()
+	StartTimer()
+	ReportMetric(n float64, unit string)
+}
+
 // A Meter is a benchmark's CPU clock, started and stopped with its timer.
 // The process's other goroutines (device workers, the garbage collector)
 // are charged too: they are part of the I/O's cost.
 type Meter struct {
-	b       *testing.B
+	b       Benchmark
 	start   time.Duration
 	used    time.Duration
 	running bool
 }
 
 // Start reports b's allocations, resets its timer and starts the meter.
-func Start(b *testing.B) *Meter {
+func Start(b Benchmark) *Meter {
 	b.ReportAllocs()
 	b.ResetTimer()
 	return &Meter{b: b, start: Process(), running: true}
@@ -55,11 +64,11 @@ func (m *Meter) Resume() {
 	m.b.StartTimer()
 }
 
-// Stop ends the measured loop: it stops the timer and reports the CPU
-// time per operation as "cpu-ns/op".
-func (m *Meter) Stop() {
+// Stop ends the measured loop of ops operations (b.N): it stops the timer
+// and reports the CPU time per operation as "cpu-ns/op".
+func (m *Meter) Stop(ops int) {
 	m.Pause()
-	if m.b.N > 0 {
-		m.b.ReportMetric(float64(m.used)/float64(m.b.N), "cpu-ns/op")
+	if ops > 0 {
+		m.b.ReportMetric(float64(m.used)/float64(ops), "cpu-ns/op")
 	}
 }
