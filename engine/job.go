@@ -4,6 +4,8 @@ import (
 	"errors"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/workload/fio"
 )
@@ -49,6 +51,11 @@ type job struct {
 	writesSinceSync     int
 	err                 error  // the job's first error
 	errFunc             string // what failed, for the report ("io_u error")
+	// continue_on_error's count (total_err), its first errno and, for
+	// the sync engines, that error's text (ioerror.go: goesOn).
+	errCount     uint64
+	errFirst     unix.Errno
+	errFirstText string
 
 	free []*ioUnit
 	st   *jobStats
@@ -378,7 +385,7 @@ func (j *job) done(u *ioUnit, err error) {
 		j.state.syncEnded()
 		if err == nil {
 			j.st.recordSync(u, now)
-		} else {
+		} else if !j.goesOn(u, err) {
 			j.r.ioFailed(j, u, err) // fsync reports the write-back errors since the last one
 			j.state.stop()
 		}
@@ -396,8 +403,11 @@ func (j *job) done(u *ioUnit, err error) {
 		j.st.dropped(u.bio.Op)
 	case j.src.failed(u, err):
 	default:
-		j.r.ioFailed(j, u, err)
-		j.state.stop()
+		j.st.failed(u) // issued: fio's total_ios counts it, its bytes are not done
+		if !j.goesOn(u, err) {
+			j.r.ioFailed(j, u, err)
+			j.state.stop()
+		}
 		if j.r.data != nil && u.bio.Op == blkq.OpWrite {
 			j.r.data.abandoned(u)
 		}

@@ -139,4 +139,10 @@ func (s *fioSource) describe(js *report.JobStats) {
 		js.Error = int(errnoOf(j.err)) // the errno itself, as fio reports it
 		js.ErrorText = errorText(j.errFunc, j.err)
 	}
+	if spec.Errors.ContinueOn != 0 {
+		js.ContinueOnError, js.TotalErr, js.FirstError = true, j.errCount, int(j.errFirst)
+		if j.err == nil && j.errFirst != 0 {
+			js.Error, js.ErrorText, js.ErrorContinued = int(j.errFirst), j.errFirstText, true
+		}
+	}
 }

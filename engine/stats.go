@@ -104,6 +104,14 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	s.js.CompleteHist[report.BatchBucket(1)]++
 }
 
+// failed counts a failed I/O as issued, as fio's total_ios does; it
+// moved no bytes and has no latency.
+func (s *jobStats) failed(u *ioUnit) {
+	if u.start >= s.rampEnd {
+		s.dirStats(rwt(u.bio.Op)).IOs++
+	}
+}
+
 // recordSync adds a completed fsync/fdatasync.
 func (s *jobStats) recordSync(u *ioUnit, now blkq.Time) {
 	if s.js.SyncOps == nil {

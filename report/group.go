@@ -209,8 +209,13 @@ func combine(jobs []*JobStats) *JobStats {
 			accumulate(&c.SyncOps.Lat, j.SyncOps.Lat)
 		}
 		if c.Error == 0 && j.Error != 0 {
-			c.Error, c.ErrorText = j.Error, j.ErrorText
+			c.Error, c.ErrorText, c.ErrorContinued = j.Error, j.ErrorText, j.ErrorContinued
 		}
+		// As fio's sum over a group: the errors added up, the last
+		// job's first error.
+		c.ContinueOnError = c.ContinueOnError || j.ContinueOnError
+		c.TotalErr += j.TotalErr
+		c.FirstError = j.FirstError
 		if j.Elapsed > c.Elapsed {
 			c.Elapsed = j.Elapsed
 		}

@@ -376,6 +376,10 @@ func jobJSON(j *JobStats, g *GroupStats, plus bool) *jobj {
 	o.add("latency_ns", percentMap(int64Labels(latBoundsNs[:]), ns[:]))
 	o.add("latency_us", percentMap(int64Labels(latBoundsNs[:]), us[:]))
 	o.add("latency_ms", percentMap(append(int64Labels(latBoundsMs[:]), ">=2000"), ms[:]))
+	if j.ContinueOnError {
+		o.add("total_err", j.TotalErr)
+		o.add("first_error", j.FirstError)
+	}
 	o.add("latency_depth", j.IODepth)
 	o.add("latency_target", 0)
 	o.add("latency_percentile", jfloat(100))

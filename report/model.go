@@ -171,9 +171,22 @@ type JobStats struct {
 	SyncOps *SyncStats
 	// Error is the job's error number (errno), 0 on success.
 	Error int
-	// ErrorText, when Error != 0 and it is not empty, is printed after the
-	// number as fio does: "err= 5 (<ErrorText>)".
+	// ErrorText, when Error != 0, is printed after the number as fio
+	// does: "err= 5 (<ErrorText>)" (empty parentheses when it is empty).
 	ErrorText string
+	// ErrorContinued says Error is the first of the errors the job went
+	// on after (continue_on_error), not one that stopped it: fio reports
+	// it, yet exits 0 for the job.
+	ErrorContinued bool
+	// ContinueOnError says the job had continue_on_error or ignore_error:
+	// the reports then add fio's "errors : total=N, first_error=E/<text>"
+	// line, JSON total_err and first_error, and two terse fields.
+	ContinueOnError bool
+	// TotalErr is fio's total_err: the errors counted under
+	// continue_on_error (those the job went on after, and one of a
+	// covered type that stopped it). FirstError is the first one's errno.
+	TotalErr   uint64
+	FirstError int
 	// Elapsed is JSON "elapsed": as fio prints it, the run's time so far
 	// in whole seconds rounded up, the same for every job (fio counts from
 	// its start, blkq from the run's).

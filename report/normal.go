@@ -154,7 +154,7 @@ func writeJobBlock(w *bufio.Writer, u unit, g *GroupStats, now string) {
 		return
 	}
 	errs := fmt.Sprintf("%2d", j.Error)
-	if j.Error != 0 && j.ErrorText != "" {
+	if j.Error != 0 {
 		errs += " (" + j.ErrorText + ")"
 	}
 	fmt.Fprintf(w, "%s: (groupid=%d, jobs=%d): err=%s: pid=%d: %s\n", j.Name, j.GroupID, u.jobs, errs, j.PID, now)
@@ -193,6 +193,9 @@ func writeJobBlock(w *bufio.Writer, u unit, g *GroupStats, now string) {
 		j.Read.IOs, j.Write.IOs, j.Trim.IOs, syncs,
 		j.Read.Short, j.Write.Short, j.Trim.Short,
 		j.Read.Dropped, j.Write.Dropped, j.Trim.Dropped)
+	if j.ContinueOnError {
+		fmt.Fprintf(w, "     errors    : total=%d, first_error=%d/<%s>\n", j.TotalErr, j.FirstError, Strerror(j.FirstError))
+	}
 	if j.IODepth > 0 {
 		fmt.Fprintf(w, "     latency   : target=0, window=0, percentile=100.00%%, depth=%d\n", j.IODepth)
 	}

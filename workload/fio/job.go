@@ -246,6 +246,9 @@ type Job struct {
 	URI string
 	// Logs are the log and iolog options (logopts.go).
 	Logs Logs
+	// Errors are continue_on_error, ignore_error and error_dump
+	// (erroropts.go).
+	Errors ErrorOptions
 
 	// lines maps a modelled option's canonical name to the line that last
 	// set it, so Validate can point at the option rather than the section.

@@ -11,7 +11,7 @@ package fio
 // knownBareFlags may be written without "=value".
 var knownBareFlags = []string{
 	"blocksize_unaligned", "bs_unaligned", "buffer_pattern", "cpus_allowed", "exitall_on_error",
-	"ignore_error", "log_compression_cpus", "numa_cpu_nodes", "numa_mem_policy", "prep", "refill_buffers",
+	"log_compression_cpus", "numa_cpu_nodes", "numa_mem_policy", "prep", "refill_buffers",
 	"replay_skip", "verify_async_cpus", "verify_only", "verify_pattern", "write_bw_log", "write_hist_log",
 	"write_iops_log", "write_lat_log", "zero_buffers",
 }
@@ -23,11 +23,11 @@ var knownOptions = []string{
 	"allow_file_create", "allow_mounted_write", "allrandrepeat", "atomic", "ba", "block",
 	"block_error_percentiles", "blockalign", "bs_is_seq_rand", "buffer_compress_chunk",
 	"buffer_compress_percentage", "bwavgtime", "cgroup", "cgroup_nodelete", "cgroup_weight",
-	"clat_percentiles", "clocksource", "continue_on_error", "cpumask", "cpus_allowed_policy",
+	"clat_percentiles", "clocksource", "cpumask", "cpus_allowed_policy",
 	"create_fsync", "create_on_open", "create_only", "create_serialize", "dedupe_global", "dedupe_mode",
 	"dedupe_percentage", "dedupe_working_set_percentage", "description", "device-names", "dir",
 	"disable_bw", "disable_bw_measurement", "disable_clat", "disable_lat", "disable_slat", "disk_util",
-	"do_verify", "error_dump", "exec_postrun", "exec_prerun", "experimental_verify", "fadvise_hint",
+	"do_verify", "exec_postrun", "exec_prerun", "experimental_verify", "fadvise_hint",
 	"fallocate", "file_append", "file_service_type", "fill_device", "fill_fs", "flow", "flow_id",
 	"flow_sleep", "flow_watermark", "fsync_on_close", "gid", "gtod_cpu", "gtod_reduce", "hugepage-size",
 	"ignore_zone_limits", "invalidate", "io_submit_mode", "iodepth_batch", "iodepth_batch_complete",
