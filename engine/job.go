@@ -28,6 +28,7 @@ type job struct {
 	path   ioPath       // how it reaches the device
 	gen    *generator   // fio's offsets (nil for a replay)
 	vfy    *verifier    // verify= (verify.go), nil without
+	ss     *ssWindow    // steady state (steadystate.go), nil without
 	sync   bool         // one I/O at a time (psync and friends)
 	plug   bool         // plug the queue around each batch it issues
 	depth  int
@@ -113,6 +114,7 @@ func (j *job) begin() {
 		j.r.exec.AfterFunc(j.spec.RampTime+rt, j.stop)
 	}
 	j.src.begin()
+	j.ssBegin()
 	j.pump()
 }
 

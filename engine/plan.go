@@ -116,6 +116,7 @@ func (r *runner) plan() (*layout, error) {
 	}
 	r.jobs = all
 	r.left = len(all)
+	r.planSteadyState()
 	need := lay.place()
 	capacity, err := r.capacity(need)
 	if err != nil {

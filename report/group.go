@@ -216,6 +216,9 @@ func combine(jobs []*JobStats) *JobStats {
 		c.ContinueOnError = c.ContinueOnError || j.ContinueOnError
 		c.TotalErr += j.TotalErr
 		c.FirstError = j.FirstError
+		if j.SteadyState != nil {
+			c.SteadyState = j.SteadyState // fio's: the group's last job holds it
+		}
 		if j.Elapsed > c.Elapsed {
 			c.Elapsed = j.Elapsed
 		}

@@ -387,6 +387,9 @@ func jobJSON(j *JobStats, g *GroupStats, plus bool) *jobj {
 	if j.Description != "" {
 		o.add("desc", j.Description)
 	}
+	if j.SteadyState != nil {
+		o.add("steadystate", steadyStateJSON(j.SteadyState))
+	}
 	if j.Blkq != nil {
 		b := j.Blkq.effective()
 		x := &jobj{}

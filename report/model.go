@@ -216,6 +216,9 @@ type JobStats struct {
 	SubmitHist [NumDepthBuckets]uint64
 	// CompleteHist is SubmitHist for completions (reap calls).
 	CompleteHist [NumDepthBuckets]uint64
+	// SteadyState is the job's steady state detection (ss_dur); nil
+	// without one.
+	SteadyState *SteadyState
 	// Blkq are blkq's extra measurements; nil prints none.
 	Blkq *BlkqJobStats
 	// Percentiles says which latency percentiles the reports print, at

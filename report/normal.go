@@ -199,6 +199,9 @@ func writeJobBlock(w *bufio.Writer, u unit, g *GroupStats, now string) {
 	if j.IODepth > 0 {
 		fmt.Fprintf(w, "     latency   : target=0, window=0, percentile=100.00%%, depth=%d\n", j.IODepth)
 	}
+	if j.SteadyState != nil {
+		writeSteadyStateNormal(w, j.SteadyState)
+	}
 	if j.Blkq != nil {
 		b := j.Blkq.effective()
 		fmt.Fprintf(w, "  blkq     : alloc sleeps=%d, wakeups=%d, waits=%d, wait max=%sms p99=%sms total=%sms, ra dropped=%d\n",

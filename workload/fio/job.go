@@ -249,6 +249,8 @@ type Job struct {
 	// Errors are continue_on_error, ignore_error and error_dump
 	// (erroropts.go).
 	Errors ErrorOptions
+	// SteadyState are ss, ss_dur and ss_ramp (ssopts.go).
+	SteadyState SteadyState
 
 	// lines maps a modelled option's canonical name to the line that last
 	// set it, so Validate can point at the option rather than the section.
@@ -283,6 +285,7 @@ func newJob(name string, line int) *Job {
 		Stats:               DefaultStatOptions(),
 		Verification:        Verification{DoVerify: true, StateSave: true},
 		Logs:                defaultLogs(),
+		SteadyState:         defaultSteadyState(),
 	}
 }
 

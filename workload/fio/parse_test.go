@@ -459,13 +459,14 @@ func TestOptionTableSane(t *testing.T) {
 		blocksize_range do_verify verify_backlog verify_backlog_batch verify_fatal verify_pattern verify_interval
 		verify_offset verify_only verify_dump experimental_verify verify_state_save verify_state_load
 		random_distribution random_generator rate_process thinktime_spin thinktime_blocks_type
-		thinktime_iotime offset_align continue_on_error ignore_error error_dump`) {
+		thinktime_iotime offset_align continue_on_error ignore_error error_dump
+		steadystate ss steadystate_duration ss_dur steadystate_ramp_time ss_ramp`) {
 		if s, ok := optionTable[n]; !ok || s.set == nil {
 			t.Errorf("%s is not modelled", n)
 		}
 	}
 	for _, n := range []string{"cmdprio_percentage", "prio", "prioclass", "numa_cpu_nodes", "numa_mem_policy",
-		"dedupe_mode", "buffer_compress_percentage", "verify_async", "ss", "ss_dur", "ss_ramp", "flow", "flow_sleep", "gtod_reduce", "io_submit_mode",
+		"dedupe_mode", "buffer_compress_percentage", "verify_async", "flow", "flow_sleep", "gtod_reduce", "io_submit_mode",
 		"fallocate", "create_on_open",
 		"disable_slat", "disable_clat", "port", "hostname", "http_host", "latency_target"} {
 		if s, ok := optionTable[n]; !ok || s.set != nil {

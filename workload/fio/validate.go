@@ -21,6 +21,7 @@ func Validate(jf *JobFile) error {
 	var errs []error
 	seen := map[string]bool{}
 	clones := 0
+	groupSS := map[int]SteadyState{}
 	for _, j := range jf.Jobs {
 		fail := func(opt, val, format string, args ...any) {
 			line := j.Line
@@ -30,6 +31,14 @@ func Validate(jf *JobFile) error {
 			errs = append(errs, &ParseError{File: jf.Path, Line: line, Option: opt, Value: val,
 				Msg: "job " + quote(j.Name) + ": " + fmt.Sprintf(format, args...)})
 		}
+		ss := j.SteadyState
+		if ss.Duration == 0 {
+			ss = SteadyState{} // fio keeps none of an unused criterion
+		}
+		if g, ok := groupSS[j.GroupID]; ok && g != ss {
+			fail("steadystate", "", "steadystate options must be the same for every job of a reporting group (fio rejects the job)")
+		}
+		groupSS[j.GroupID] = ss
 		if j.WaitFor != "" && !seen[j.WaitFor] {
 			// fio only looks among the jobs defined above.
 			fail("wait_for", j.WaitFor, "no job named %s before this one", quote(j.WaitFor))
