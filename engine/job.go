@@ -48,6 +48,7 @@ type job struct {
 	issuedIOs           int64
 	rateBytes           [3]int64 // bytes issued per direction, for rate
 	rateIOs             [3]int64
+	lastDir             int // direction of the last I/O issued (rate_ignore_thinktime)
 	think               thinker
 	writesSinceSync     int
 	err                 error  // the job's first error
@@ -226,6 +227,7 @@ func (j *job) pump() {
 		j.issuedIOs++
 		j.rateBytes[rwt(io.op)] += io.length
 		j.rateIOs[rwt(io.op)]++
+		j.lastDir = int(rwt(io.op))
 		j.inflight++
 		submitted++
 		j.st.submitDepth(j.inflight)

@@ -460,7 +460,8 @@ func TestOptionTableSane(t *testing.T) {
 		verify_offset verify_only verify_dump experimental_verify verify_state_save verify_state_load
 		random_distribution random_generator rate_process thinktime_spin thinktime_blocks_type
 		thinktime_iotime offset_align continue_on_error ignore_error error_dump
-		steadystate ss steadystate_duration ss_dur steadystate_ramp_time ss_ramp`) {
+		steadystate ss steadystate_duration ss_dur steadystate_ramp_time ss_ramp
+		rate_iops_min rate_cycle ratecycle rate_ignore_thinktime`) {
 		if s, ok := optionTable[n]; !ok || s.set == nil {
 			t.Errorf("%s is not modelled", n)
 		}
