@@ -29,6 +29,7 @@ type job struct {
 	gen    *generator   // fio's offsets (nil for a replay)
 	vfy    *verifier    // verify= (verify.go), nil without
 	ss     *ssWindow    // steady state (steadystate.go), nil without
+	prio   prioState    // each I/O's priority (prio.go)
 	sync   bool         // one I/O at a time (psync and friends)
 	plug   bool         // plug the queue around each batch it issues
 	depth  int
@@ -300,6 +301,7 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 		u.sub = &j.main
 	}
 	b := &u.bio
+	b.Prio = j.prio.of(io.op, io.length)
 	if r := io.rec; r != nil {
 		j.prepareRecord(u, r)
 		if d := j.r.data; d != nil && r.Op == blkq.OpWrite {

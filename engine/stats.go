@@ -96,6 +96,18 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	}
 	ds.Clat.Record(clat)
 	ds.Lat.Record(int64(now - u.start))
+	if ds.Prios != nil {
+		v := clat
+		if u.j != nil && u.j.spec.Stats.LatPercentiles {
+			v = int64(now - u.start) // fio: the per-priority figures follow lat_percentiles
+		}
+		for i := range ds.Prios {
+			if ds.Prios[i].Prio == u.bio.Prio {
+				ds.Prios[i].Lat.Record(v)
+				break
+			}
+		}
+	}
 	if s.logs != nil {
 		s.logs.completed(u, now, slat, clat, int64(now-u.start))
 	}

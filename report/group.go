@@ -200,6 +200,7 @@ func combine(jobs []*JobStats) *JobStats {
 			accumulate(&cd.Lat, s.Lat)
 			cd.BW.addSum(&s.BW)
 			cd.IOPS.addSum(&s.IOPS)
+			mergePrios(cd, s)
 		}
 		if j.SyncOps != nil {
 			if c.SyncOps == nil {

@@ -307,6 +307,9 @@ func dirJSON(j *JobStats, d Dir, g *GroupStats, plus bool) *jobj {
 	o.add("slat_ns", latJSON(slat, po.Slat, po, plus))
 	o.add("clat_ns", latJSON(ds.Clat, po.Clat, po, plus))
 	o.add("lat_ns", latJSON(ds.Lat, po.Lat, po, plus))
+	if a := priosJSON(ds, po, plus); a != nil {
+		o.add("prios", a)
+	}
 	var agg float64
 	if ds.BW.N() > 0 {
 		var a uint64

@@ -69,6 +69,17 @@ type DirStats struct {
 	// IOPS holds one IOPS sample per 500 ms window, operations/s (fio
 	// iops_min/iops_max/iops_mean/iops_stddev/iops_samples).
 	IOPS Samples
+	// Prios are the completion latencies (total latencies when the job
+	// has lat_percentiles) per I/O priority, in fio's order: the job's
+	// own priority first. The reports show them (fio's "clat prio C/L"
+	// lines, JSON "prios") when at least two have samples.
+	Prios []PrioLat
+}
+
+// PrioLat is the latency of a direction's I/Os of one priority.
+type PrioLat struct {
+	Prio uint16 // Linux's ioprio value: class << 13 | level
+	Lat  *Latency
 }
 
 // BSRange is the block size range of one direction, in bytes, as fio's

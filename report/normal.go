@@ -246,6 +246,7 @@ func writeDirStatus(w *bufio.Writer, j *JobStats, d Dir, agg uint64) {
 		w.WriteString(latLine(" lat", ds.Lat))
 	}
 	po := j.percentileOptions()
+	writePrioLatLines(w, ds, po)
 	if po.Slat && !j.Sync && ds.Slat.Count() > 0 {
 		w.WriteString(percentileBlock("slat", ds.Slat, po))
 	}
@@ -255,6 +256,7 @@ func writeDirStatus(w *bufio.Writer, j *JobStats, d Dir, agg uint64) {
 	if po.Lat && ds.Lat.Count() > 0 {
 		w.WriteString(percentileBlock("lat", ds.Lat, po))
 	}
+	writePrioPercentiles(w, ds, po)
 	if ds.BW.N() > 0 {
 		mn, mx := uint64(max(ds.BW.Min(), 0)), uint64(max(ds.BW.Max(), 0))
 		mean, dev := ds.BW.Mean(), ds.BW.Stddev()

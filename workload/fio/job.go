@@ -262,6 +262,8 @@ type Job struct {
 	Errors ErrorOptions
 	// SteadyState are ss, ss_dur and ss_ramp (ssopts.go).
 	SteadyState SteadyState
+	// Priority are prio, prioclass and the cmdprio options (prioopts.go).
+	Priority Priority
 
 	// lines maps a modelled option's canonical name to the line that last
 	// set it, so Validate can point at the option rather than the section.

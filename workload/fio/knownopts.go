@@ -39,7 +39,7 @@ var knownOptions = []string{
 	"log_offset", "log_prio", "log_store_compressed", "log_unix_epoch", "max_latency", "max_open_zones",
 	"mem", "mem_align", "merge_blktrace_file", "merge_blktrace_iters", "merge_blktrace_scalars", "nice",
 	"numruns", "opendir", "openfiles", "overwrite", "per_job_logs", "percentage_random",
-	"percentage_sequential", "percentile_list", "pre_read", "prio", "prioclass", "profile",
+	"percentage_sequential", "percentile_list", "pre_read", "profile",
 	"read-req-num-512-blocks", "read_beyond_wp", "read_iolog",
 	"read_iolog_chunked", "replay_align", "replay_no_stall", "replay_redirect", "replay_scale",
 	"replay_time_scale", "rw_sequencer", "rwmixcycle", "scramble_buffers", "serialize_overlap",
@@ -62,8 +62,7 @@ var knownEngineFlags = []string{
 // knownEngineOptions are the options of the engines in Debian's build
 // (uri, of nbd, is modelled).
 var knownEngineOptions = []string{
-	"arguments", "bindname", "brick", "busy_poll", "clientname", "clustername", "cmd_type", "cmdprio",
-	"cmdprio_bssplit", "cmdprio_class", "cmdprio_percentage", "conf", "cpuchunks", "cpuload", "cpumode",
+	"arguments", "bindname", "brick", "busy_poll", "clientname", "clustername", "cmd_type", "conf", "cpuchunks", "cpuload", "cpumode",
 	"donorname", "exit_on_io_done", "force_async", "grace_time", "hipri_percentage", "hostname", "inplace",
 	"interface", "mss", "nodelay", "nonvectored", "nowait", "pool", "port", "program", "proto", "protocol", "rbdname",
 	"readfua", "sg_write_mode", "single-instance", "skip_bad", "sqthread_poll_cpu", "stat_type", "std_redirect",

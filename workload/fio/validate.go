@@ -39,6 +39,15 @@ func Validate(jf *JobFile) error {
 			fail("steadystate", "", "steadystate options must be the same for every job of a reporting group (fio rejects the job)")
 		}
 		groupSS[j.GroupID] = ss
+		for _, o := range []string{"cmdprio_percentage", "cmdprio_bssplit", "cmdprio_class", "cmdprio"} {
+			if _, set := j.lines[o]; set && j.IOEngine != "libaio" && j.IOEngine != "io_uring" {
+				fail(o, "", "%s is an option of ioengine=libaio and io_uring, not %s (fio: bad option)", o, j.IOEngine)
+				break
+			}
+		}
+		if p := j.Priority; p.CmdPercentage != [2]int{} && (p.CmdBSSplit[0] != nil || p.CmdBSSplit[1] != nil) {
+			fail("cmdprio_bssplit", "", "cmdprio_percentage and cmdprio_bssplit options are mutually exclusive")
+		}
 		if j.WaitFor != "" && !seen[j.WaitFor] {
 			// fio only looks among the jobs defined above.
 			fail("wait_for", j.WaitFor, "no job named %s before this one", quote(j.WaitFor))
