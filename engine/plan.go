@@ -117,6 +117,7 @@ func (r *runner) plan() (*layout, error) {
 	}
 	r.jobs = all
 	r.left = len(all)
+	r.planSteadyState()
 	need := lay.place()
 	capacity, err := r.capacity(need)
 	if err != nil {
@@ -154,6 +155,7 @@ func (r *runner) plan() (*layout, error) {
 		}
 		j.gen = newGenerator(j.spec, stream.Rand(), files)
 		j.src = &fioSource{j: j, gen: j.gen, rate: rateState{rng: stream.Split("rate").Rand()}}
+		j.prio.rng = stream.Split("prio").Rand() // newPrioState's, once j has its stats
 		j.plug = !j.sync
 		var total int64
 		for _, f := range files {

@@ -65,6 +65,11 @@ type Options struct {
 	// Result.Interrupted set (see stop.go). Nil: the run is not
 	// interruptible.
 	Stop <-chan struct{}
+	// FailRequest, if set, is asked about each request the device
+	// completes without error; a non-nil error (with an errno inside it,
+	// else EIO) fails the request: fault injection for tests
+	// (faults.go).
+	FailRequest func(rq *blkq.Request) error
 }
 
 // Result is what a run produced.

@@ -552,7 +552,7 @@ func (j *job) checkRead(u *ioUnit, buf []byte, err error) {
 
 // verifyDone handles u's completion for the verifier: a write joins the
 // history; a verify read that failed its check is the job's error (fio's
-// lines on stderr), and the job stops.
+// lines on stderr), and the job stops unless continue_on_error goes on.
 func (j *job) verifyDone(u *ioUnit, err error) {
 	v := j.vfy
 	if v == nil || u.vp == nil {
@@ -581,6 +581,9 @@ func (j *job) verifyDone(u *ioUnit, err error) {
 				r.ioErrors = append(r.ioErrors, l)
 			}
 		}
+	}
+	if j.goesOn(u, f) {
+		return // continue_on_error=verify
 	}
 	if j.err == nil {
 		j.err, j.errFunc = f, "io_u_queued_complete"

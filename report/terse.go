@@ -68,6 +68,9 @@ func writeTerseJob(w *bufio.Writer, r *Run, j *JobStats, g *GroupStats) {
 		fmt.Fprintf(w, ";%s;%d;%d;%d;%d;%d;%d;%d;%3.2f%%", d.Name, d.ReadIOs, d.WriteIOs,
 			d.ReadMerges, d.WriteMerges, d.ReadTicks, d.WriteTicks, d.InQueue, fin(d.Util))
 	}
+	if j.ContinueOnError {
+		fmt.Fprintf(w, ";%d;%d", j.TotalErr, j.FirstError)
+	}
 	if j.Description != "" {
 		fmt.Fprintf(w, ";%s", j.Description)
 	}

@@ -132,7 +132,7 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 	// As fio does, a run in which a job failed exits non-zero.
 	failed := 0
 	for _, js := range res.Run.Jobs {
-		if js.Error != 0 {
+		if js.Error != 0 && !js.ErrorContinued {
 			failed++
 		}
 	}

@@ -22,6 +22,13 @@ var inertOptions = map[string]bool{
 	"clocksource": true, "gtod_reduce": true,
 	// Who submits the I/O and who verifies it: the same I/O either way.
 	"io_submit_mode": true, "verify_async": true,
+	// The tiobench and act profiles' own options: fio 3.33 takes them in
+	// any job but they act only with profile= (itself not modelled, so
+	// reported), which blkq's I/O then does not follow. threads=1 (in
+	// fio's steadystate.fio) is one of them, not the thread option.
+	"threads": true, "block": true, "numruns": true, "dir": true, "device-names": true,
+	"load": true, "test-duration": true, "threads-per-queue": true,
+	"read-req-num-512-blocks": true, "large-block-op-kbytes": true, "prep": true,
 	// io_uring's and the NVMe engines' polling and buffer registration.
 	"hipri": true, "fixedbufs": true, "registerfiles": true, "sqthread_poll": true,
 	"userspace_reap": true, "nonvectored": true,

@@ -158,6 +158,13 @@ var modelled = []struct {
 	{optSpec{name: "rate", set: func(j *Job, c *optCtx) error { return setPerDir(&j.Rate, c) }}, nil},
 	{optSpec{name: "rate_min", set: func(j *Job, c *optCtx) error { return setPerDir(&j.RateMin, c) }}, []string{"ratemin"}},
 	{optSpec{name: "rate_iops", set: func(j *Job, c *optCtx) error { return setPerDir(&j.RateIOPS, c) }}, nil},
+	{optSpec{name: "rate_iops_min", set: func(j *Job, c *optCtx) error { return setPerDir(&j.RateIOPSMin, c) }}, nil},
+	{optSpec{name: "rate_cycle", scalar: true, set: func(j *Job, c *optCtx) error {
+		n, err := parseInt(c.value, c.kb, 1, math.MaxInt32)
+		j.RateCycle = time.Duration(n) * time.Millisecond
+		return err
+	}}, []string{"ratecycle"}},
+	{optSpec{name: "rate_ignore_thinktime", set: func(j *Job, c *optCtx) error { return setBool(&j.RateIgnoreThinktime, c) }}, nil},
 	{optSpec{name: "number_ios", scalar: true, set: func(j *Job, c *optCtx) error {
 		n, err := parseInt(c.value, c.kb, 0, math.MaxInt64)
 		j.NumberIOs = n

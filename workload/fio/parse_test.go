@@ -416,10 +416,10 @@ func TestIgnoredOncePerName(t *testing.T) {
 	src := `[global]
 gtod_reduce=1
 [a]
-cmdprio_percentage=20
+exec_prerun=x
 disable_slat=1
 [b]
-cmdprio_percentage=30
+exec_prerun=y
 disable_bw=1
 disable_bw_measurement=1
 threads=1
@@ -429,7 +429,7 @@ port=10809
 	jf := parseString(t, src, nil)
 	want := []Ignored{
 		{"gtod_reduce", "test.fio", 2},
-		{"cmdprio_percentage", "test.fio", 4},
+		{"exec_prerun", "test.fio", 4},
 		{"disable_slat", "test.fio", 5},
 		{"disable_bw", "test.fio", 8},
 		{"disable_bw_measurement", "test.fio", 9},
@@ -459,14 +459,17 @@ func TestOptionTableSane(t *testing.T) {
 		blocksize_range do_verify verify_backlog verify_backlog_batch verify_fatal verify_pattern verify_interval
 		verify_offset verify_only verify_dump experimental_verify verify_state_save verify_state_load
 		random_distribution random_generator rate_process thinktime_spin thinktime_blocks_type
-		thinktime_iotime offset_align flow flow_id flow_sleep`) {
+		thinktime_iotime offset_align flow flow_id flow_sleep continue_on_error ignore_error error_dump
+		steadystate ss steadystate_duration ss_dur steadystate_ramp_time ss_ramp
+		rate_iops_min rate_cycle ratecycle rate_ignore_thinktime prio prioclass cmdprio cmdprio_class
+		cmdprio_percentage cmdprio_bssplit`) {
 		if s, ok := optionTable[n]; !ok || s.set == nil {
 			t.Errorf("%s is not modelled", n)
 		}
 	}
-	for _, n := range []string{"cmdprio_percentage", "prio", "prioclass", "numa_cpu_nodes", "numa_mem_policy",
-		"dedupe_mode", "buffer_compress_percentage", "verify_async", "ss", "ss_dur", "ss_ramp", "gtod_reduce", "io_submit_mode",
-		"continue_on_error", "ignore_error", "error_dump", "fallocate", "create_on_open",
+	for _, n := range []string{"numa_cpu_nodes", "numa_mem_policy",
+		"dedupe_mode", "buffer_compress_percentage", "verify_async", "gtod_reduce", "io_submit_mode",
+		"fallocate", "create_on_open",
 		"disable_slat", "disable_clat", "port", "hostname", "http_host", "latency_target"} {
 		if s, ok := optionTable[n]; !ok || s.set != nil {
 			t.Errorf("%s should be known but not modelled", n)
