@@ -53,7 +53,11 @@ func Write(w io.Writer, r *Run, f Format) error {
 		writeNormalHeader(bw, r)
 	}
 	if f&FormatTerse != 0 {
-		if err := WriteTerse(bw, r); err != nil {
+		ver := r.TerseVersion
+		if ver == 0 {
+			ver = TerseVersion
+		}
+		if err := WriteTerseVersion(bw, r, ver); err != nil {
 			return err
 		}
 	}

@@ -173,6 +173,13 @@ func isTerse(w, b outcome) bool {
 	return w.err == nil && strings.HasPrefix(w.out, "3;") && !strings.Contains(w.out, "{") && b.out != w.out
 }
 
+// isTerseVersion: the report is fio's terse output of version ver.
+func isTerseVersion(ver int) func(w, b outcome) bool {
+	return func(w, b outcome) bool {
+		return w.err == nil && strings.HasPrefix(w.out, fmt.Sprintf("%d;", ver)) && strings.HasPrefix(b.out, "3;")
+	}
+}
+
 // refusedBeforeRun: a usage error, no report.
 func refusedBeforeRun(w, b outcome) bool {
 	return b.err == nil && w.err != nil && isUsage(w.err) && w.out == ""
@@ -204,7 +211,7 @@ func TestEveryReplayFlagChangesTheReplay(t *testing.T) {
 		"time-unit":     {with: []string{"--time-unit=1us"}, ok: differs},
 		"output-format": {with: []string{"--output-format=normal"}, ok: differs},
 		"minimal":       {with: []string{"--minimal"}, ok: isTerse},
-		"terse-version": {with: []string{"--terse-version=2"}, ok: refusedBeforeRun},
+		"terse-version": {base: []string{"--minimal"}, with: []string{"--minimal", "--terse-version=2"}, ok: isTerseVersion(2)},
 		"runtime-cap": {with: []string{"--runtime-cap=100ms"}, ok: func(w, b outcome) bool {
 			return w.err == nil && w.out != b.out && strings.Contains(w.errOut, "stopped at its runtime cap (100ms)") && !strings.Contains(b.errOut, "runtime cap")
 		}},
@@ -272,7 +279,7 @@ func TestEveryRunFlagChangesTheRun(t *testing.T) {
 			ok: func(w, b outcome) bool {
 				return w.err == nil && strings.HasPrefix(w.out, "Jobs: 1 (f=1)") && strings.Contains(w.out, "\r") && !strings.Contains(b.out, "Jobs: ")
 			}},
-		"terse-version": {base: capped, with: with("--terse-version=4"), ok: refusedBeforeRun},
+		"terse-version": {base: with("--minimal"), with: with("--minimal", "--terse-version=4"), ok: isTerseVersion(4)},
 		"readonly": {tail: job, base: capped, with: with("--readonly"), ok: func(w, b outcome) bool {
 			return b.err == nil && w.err != nil && strings.Contains(w.err.Error(), "--readonly") && w.out == ""
 		}},

@@ -251,6 +251,80 @@ func TestTerseAsFio(t *testing.T) {
 	}
 }
 
+// TestTerseVersionsAsFio: for each of fio's terse versions (2 to 5), the
+// same null-engine jobs through fio and blkq give lines of the same
+// layout: the same number of fields (blkq adds its device's 9 disk
+// fields from version 3 on; version 2 has none), each field of the same
+// kind, the same header fields and percentile labels, the description
+// where fio puts it, and the exact KiB of each direction (a random mix's
+// read and write KiB add up to the size, trim's are the size).
+func TestTerseVersionsAsFio(t *testing.T) {
+	dir := t.TempDir()
+	jobs := []string{"--ioengine=null", "--description=mixed",
+		"--name=rw", "--rw=randrw", "--size=2m", "--iodepth=4", "--name=trim", "--rw=trim", "--size=1m"}
+	for _, ver := range []int{2, 3, 4, 5} {
+		args := append([]string{"--minimal", fmt.Sprintf("--terse-version=%d", ver)}, jobs...)
+		fioOut, ok := runFio(t, dir, "", args...)
+		if !ok {
+			t.Fatalf("fio %v failed", args)
+		}
+		var out strings.Builder
+		if err := cmdRun(args, &out, new(strings.Builder)); err != nil {
+			t.Fatalf("blkq run %v: %v", args, err)
+		}
+		lines := func(s string) []string {
+			if ver == 2 { // the description is on a line of its own
+				s = strings.ReplaceAll(s, "\n;mixed\n", ";mixed\n")
+			}
+			return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+		}
+		fl, bl := lines(fioOut), lines(out.String())
+		if len(fl) != 2 || len(bl) != 2 {
+			t.Fatalf("v%d: blkq %d lines, fio %d, want 2 (v2: 4):\nblkq %s\nfio  %s", ver, len(bl), len(fl), out.String(), fioOut)
+		}
+		head, per, disk := 5, 41, 9
+		if ver == 2 {
+			head, disk = 4, 0
+		}
+		if ver == 5 {
+			per = 47
+		}
+		kib := func(f []string, d int) int { return atoi(f[head+d*per]) }
+		for i := range fl {
+			ff, bf := strings.Split(fl[i], ";"), strings.Split(bl[i], ";")
+			if ff[len(ff)-1] != "mixed" || bf[len(bf)-1] != "mixed" {
+				t.Errorf("v%d job %d: last fields %q, %q (fio), want the description", ver, i, bf[len(bf)-1], ff[len(ff)-1])
+				continue
+			}
+			ff, bf = ff[:len(ff)-1], bf[:len(bf)-1]
+			if len(bf) != len(ff)+disk {
+				t.Fatalf("v%d: blkq %d fields, fio %d (+%d for blkq's disk)\nblkq %s\nfio  %s", ver, len(bf), len(ff), disk, bl[i], fl[i])
+			}
+			for k, f := range ff {
+				b := bf[k]
+				switch {
+				case ver > 2 && k == 1: // the program's version
+				case terseKind(f) != terseKind(b):
+					t.Errorf("v%d job %d: field %d is %q, fio's %q", ver, i, k+1, b, f)
+				case terseKind(f) == "P" && strings.Split(f, "=")[0] != strings.Split(b, "=")[0]:
+					t.Errorf("v%d job %d: field %d is percentile %q, fio's %q", ver, i, k+1, b, f)
+				case k < head && f != b: // version, name, group, error
+					t.Errorf("v%d job %d: field %d is %q, fio's %q", ver, i, k+1, b, f)
+				}
+			}
+			want := [3]int{kib(ff, 0) + kib(ff, 1), 0, 0}
+			got := [3]int{kib(bf, 0) + kib(bf, 1), 0, 0}
+			if ver != 3 {
+				want[2], got[2] = kib(ff, 2), kib(bf, 2)
+			}
+			if got != want || got == [3]int{} && (ver != 3 || i == 0) { // v3 has no trim fields
+
+				t.Errorf("v%d job %d: KiB read+write, trim %v, fio %v", ver, i, got, want)
+			}
+		}
+	}
+}
+
 // TestJSONPlusOfARunThroughFiosTool: blkq run's json+ for a two-job run,
 // through fio's tools/fio_jsonplus_clat2csv beside fio's json+ for the
 // same command line: one CSV per job in both, the same columns, each

@@ -104,7 +104,7 @@ func newCLIFlags() *cliFlags {
 
 	fs.StringVar(&f.format, "output-format", "normal", "normal, terse, json or json+, or a comma list of them (printed in fio's order: terse, json, normal); experiment: normal or json")
 	fs.BoolVar(&f.minimal, "minimal", false, "terse output (--output-format=terse), as fio --minimal")
-	fs.IntVar(&f.terseVersion, "terse-version", report.TerseVersion, "terse output version; blkq writes fio's default, 3")
+	fs.IntVar(&f.terseVersion, "terse-version", report.TerseVersion, "terse output version: 2, 3 (fio's default), 4 or 5, as fio --terse-version")
 	fs.StringVar(&f.output, "output", "", "write the report to this `FILE` instead of stdout")
 	fs.StringVar(&f.traceFile, "trace", "", "write a blktrace binary trace of the run to `FILE` (for blkparse -i NAME, call it NAME.blktrace.0); experiment: one trace per configuration, FILE-CONFIG.blktrace.0")
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 
 	"github.com/blkq-dev/blkq/engine"
 	"github.com/blkq-dev/blkq/report"
@@ -56,8 +57,8 @@ func (f *cliFlags) checkReportFormats() error {
 	if f.minimal {
 		formats = report.FormatTerse
 	}
-	if f.terseVersion != report.TerseVersion {
-		return usagef("--terse-version=%d: blkq writes terse version %d (fio's default) only", f.terseVersion, report.TerseVersion)
+	if !slices.Contains(report.TerseVersions, f.terseVersion) {
+		return usagef("--terse-version=%d: want 2, 3 (fio's default), 4 or 5", f.terseVersion)
 	}
 	f.formats = formats
 	return nil
@@ -72,6 +73,7 @@ func (f *cliFlags) writeReport(stdout io.Writer, r *report.Run) error {
 		info, _ := debug.ReadBuildInfo()
 		r.Version = "blkq-" + moduleVersion(info) + " (fio-3.33 compatible)"
 	}
+	r.TerseVersion = f.terseVersion
 	var out bytes.Buffer
 	if err := report.Write(&out, r, f.formats); err != nil {
 		return err
