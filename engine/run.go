@@ -49,6 +49,12 @@ type Options struct {
 	Tracers []blkq.Tracer
 	// Progress, if set, gets a progress line every few seconds of wall time.
 	Progress io.Writer
+	// BandwidthLog writes fio's aggregate bandwidth logs (fio
+	// --bandwidth-log: agg-read_bw.log, agg-write_bw.log,
+	// agg-trim_bw.log; agglog.go) into LogDir ("": the working
+	// directory, as fio).
+	BandwidthLog bool
+	LogDir       string
 	// Attrs are queue tunables to set before the run, by Linux name.
 	Attrs [][2]string
 	// CachePages is the page cache's capacity for buffered jobs, in 4 KiB
@@ -229,6 +235,10 @@ func newRunner(opt Options) *runner {
 // none, runs the executor until the last job has finished, writes back
 // what a page cache holds, checks the run's invariants and reports.
 func (r *runner) execute(res *Result) error {
+	stopAggLogs, err := r.openAggLogs()
+	if err != nil {
+		return err
+	}
 	for _, j := range r.jobs {
 		if j.deps == 0 {
 			r.schedule(j)
@@ -237,6 +247,7 @@ func (r *runner) execute(res *Result) error {
 	unwatch := r.watchStop(r.stopJobs)
 	stopProgress := r.progress()
 	r.exec.Run()
+	stopAggLogs()
 	stopProgress()
 	unwatch()
 	if r.cache != nil && r.closeCache {

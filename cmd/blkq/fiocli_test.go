@@ -325,6 +325,55 @@ func TestTerseVersionsAsFio(t *testing.T) {
 	}
 }
 
+// TestBandwidthLogAsFio: fio --bandwidth-log and blkq run --bandwidth-log
+// on the same null job write the same three files, agg-read_bw.log,
+// agg-write_bw.log and agg-trim_bw.log, each line "ms, KiB/s, direction,
+// 0, 0" with the file's direction and times rising; the read file's
+// rates are non-zero and the others' zero. (fio samples only while it
+// computes its status line: --eta=always makes it; the times and rates
+// are each program's own.)
+func TestBandwidthLogAsFio(t *testing.T) {
+	line := regexp.MustCompile(`^(\d+), (\d+), ([012]), 0, 0$`)
+	args := []string{"--bandwidth-log", "--output-format=normal", "--name=r", "--ioengine=null", "--rw=read",
+		"--filesize=1T", "--time_based", "--runtime=2s"}
+	check := func(who, dir string) {
+		for d, name := range []string{"agg-read_bw.log", "agg-write_bw.log", "agg-trim_bw.log"} {
+			data, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Errorf("%s: %v", who, err)
+				continue
+			}
+			lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+			if len(lines) < 2 {
+				t.Errorf("%s %s: %d lines, want a line per sample of 2 s", who, name, len(lines))
+				continue
+			}
+			last := -1
+			for _, l := range lines {
+				m := line.FindStringSubmatch(l)
+				switch {
+				case m == nil:
+					t.Errorf("%s %s: line %q, want \"ms, KiB/s, %d, 0, 0\"", who, name, l, d)
+				case atoi(m[3]) != d || atoi(m[1]) <= last || (d == 0) != (atoi(m[2]) > 0):
+					t.Errorf("%s %s: line %q after time %d: want direction %d, a later time, a rate only for reads", who, name, l, last, d)
+				default:
+					last = atoi(m[1])
+				}
+			}
+		}
+	}
+	fioDir, blkqDir := t.TempDir(), t.TempDir()
+	if _, ok := runFio(t, fioDir, "", append([]string{"--eta=always"}, args...)...); !ok {
+		t.Fatal("fio failed")
+	}
+	check("fio", fioDir)
+	t.Chdir(blkqDir)
+	if err := cmdRun(args, new(strings.Builder), new(strings.Builder)); err != nil {
+		t.Fatal(err)
+	}
+	check("blkq", blkqDir)
+}
+
 // TestJSONPlusOfARunThroughFiosTool: blkq run's json+ for a two-job run,
 // through fio's tools/fio_jsonplus_clat2csv beside fio's json+ for the
 // same command line: one CSV per job in both, the same columns, each

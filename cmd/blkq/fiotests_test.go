@@ -65,7 +65,6 @@ var fioKnownFailures = map[int]string{
 	12: "flow, flow_id and flow_sleep are not modelled (item 6, flow)",
 	14: "flow and flow_id are not modelled (item 6, flow)",
 	28: "buffer_pattern is not modelled (item 6)",
-	30: "fio's --bandwidth-log (aggregate bandwidth logs) is not a blkq flag (items 4 and 7)",
 }
 
 // fioSuiteRun is the outcome of one test's run.

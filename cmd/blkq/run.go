@@ -47,6 +47,7 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 		return err
 	}
 	opt.RuntimeCap = f.runtimeCap
+	opt.BandwidthLog = f.bwLog
 	status, err := f.statusWriter(stdout)
 	if err != nil {
 		return err
