@@ -49,6 +49,13 @@ type Options struct {
 	Tracers []blkq.Tracer
 	// Progress, if set, gets a progress line every few seconds of wall time.
 	Progress io.Writer
+	// StatusInterval, with OnStatus, asks for the report of the run so
+	// far every StatusInterval of the run's clock (virtual on simulated
+	// devices), as fio --status-interval prints it (status.go's
+	// reportSoFar): OnStatus gets it on the executor and must be done with
+	// it when it returns (the run goes on changing it). 0: none.
+	StatusInterval time.Duration
+	OnStatus       func(*report.Run)
 	// BandwidthLog writes fio's aggregate bandwidth logs (fio
 	// --bandwidth-log: agg-read_bw.log, agg-write_bw.log,
 	// agg-trim_bw.log; agglog.go) into LogDir ("": the working
@@ -246,7 +253,9 @@ func (r *runner) execute(res *Result) error {
 	}
 	unwatch := r.watchStop(r.stopJobs)
 	stopProgress := r.progress()
+	stopStatus := r.statusReports()
 	r.exec.Run()
+	stopStatus()
 	stopAggLogs()
 	stopProgress()
 	unwatch()

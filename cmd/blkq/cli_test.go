@@ -279,6 +279,11 @@ func TestEveryRunFlagChangesTheRun(t *testing.T) {
 			return b.err == nil && w.err != nil && strings.Contains(w.err.Error(), "define 5 jobs")
 		}},
 		"minimal": {base: capped, with: with("--minimal"), ok: isTerse},
+		"status-interval": {base: capped, with: with("--status-interval=500ms"), ok: func(w, b outcome) bool {
+			// The demo for 1 s of virtual time and its drain: reports at
+			// 0.5, 1 and 1.5 s, then the final one, unchanged.
+			return w.err == nil && strings.Count(w.out, `"fio version"`) == 4 && strings.HasSuffix(w.out, b.out)
+		}},
 		"bandwidth-log": {base: capped, with: with("--bandwidth-log"), ok: func(w, b outcome) bool {
 			// The demo on sim:hdd, 1 s of virtual time and its drain: a
 			// line per 500 ms in each of fio's three files, 3 in all

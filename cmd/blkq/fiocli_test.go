@@ -374,6 +374,80 @@ func TestBandwidthLogAsFio(t *testing.T) {
 	check("blkq", blkqDir)
 }
 
+// statusReports splits the output of a --status-interval run into its
+// reports: JSON documents one after another, or normal output's job
+// blocks; per report, the first job's read io_bytes (JSON) and its
+// runtime in ms.
+func statusReports(t *testing.T, who, out string, jsonOut bool) (bytes, runtime []int64) {
+	t.Helper()
+	if jsonOut {
+		dec := json.NewDecoder(strings.NewReader(out))
+		for dec.More() {
+			var doc struct {
+				Jobs []struct {
+					Read struct {
+						IOBytes int64 `json:"io_bytes"`
+						Runtime int64 `json:"runtime"`
+					} `json:"read"`
+				} `json:"jobs"`
+			}
+			if err := dec.Decode(&doc); err != nil || len(doc.Jobs) != 1 {
+				t.Fatalf("%s: report %d: %v (%d jobs)", who, len(bytes), err, len(doc.Jobs))
+			}
+			bytes, runtime = append(bytes, doc.Jobs[0].Read.IOBytes), append(runtime, doc.Jobs[0].Read.Runtime)
+		}
+		return bytes, runtime
+	}
+	if n := strings.Count(out, "Starting 1 process"); n != 1 {
+		t.Errorf("%s: %d \"Starting\" lines, want the header once", who, n)
+	}
+	for _, m := range regexp.MustCompile(`(?m)^  read: .*/(\d+)msec\)$`).FindAllStringSubmatch(out, -1) {
+		runtime = append(runtime, int64(atoi(m[1])))
+	}
+	if n := strings.Count(out, "\nRun status group 0"); n != len(runtime) {
+		t.Errorf("%s: %d job blocks, %d group lines", who, len(runtime), n)
+	}
+	return nil, runtime
+}
+
+// TestStatusIntervalAsFio: fio --status-interval=1 and blkq run
+// --status-interval=1 on the same 2 s null job print the report once a
+// second and at the end, in the chosen format, each cumulative: in JSON
+// one document per report, the bytes and runtime rising, the last the
+// whole run's; in normal output the job lines once, then a job block and
+// its group per report. (Both run on the wall clock: how many reports
+// fall inside 2 s is each run's; 2 or 3.)
+func TestStatusIntervalAsFio(t *testing.T) {
+	dir := t.TempDir()
+	job := []string{"--status-interval=1", "--name=n", "--ioengine=null", "--rw=read", "--size=1g", "--time_based", "--runtime=2s"}
+	for _, format := range []string{"json", "normal"} {
+		args := append([]string{"--output-format=" + format}, job...)
+		fioOut, ok := runFio(t, dir, "", args...)
+		if !ok {
+			t.Fatalf("fio %v failed", args)
+		}
+		var out strings.Builder
+		if err := cmdRun(args, &out, new(strings.Builder)); err != nil {
+			t.Fatalf("blkq run %v: %v", args, err)
+		}
+		for who, o := range map[string]string{"fio": fioOut, "blkq": out.String()} {
+			bytes, runtime := statusReports(t, who, o, format == "json")
+			if len(runtime) < 2 || len(runtime) > 3 {
+				t.Errorf("%s %s: %d reports, want 2 or 3 (one a second, and the final)", who, format, len(runtime))
+				continue
+			}
+			for i := 1; i < len(runtime); i++ {
+				if runtime[i] <= runtime[i-1] || bytes != nil && bytes[i] < bytes[i-1] {
+					t.Errorf("%s %s: report %d: runtime %d ms, bytes %v after %d ms: want cumulative", who, format, i, runtime[i], bytes, runtime[i-1])
+				}
+			}
+			if last := runtime[len(runtime)-1]; last < 2000 || last > 2100 {
+				t.Errorf("%s %s: the last report's runtime %d ms, want the whole run's 2 s", who, format, last)
+			}
+		}
+	}
+}
+
 // TestJSONPlusOfARunThroughFiosTool: blkq run's json+ for a two-job run,
 // through fio's tools/fio_jsonplus_clat2csv beside fio's json+ for the
 // same command line: one CSV per job in both, the same columns, each
