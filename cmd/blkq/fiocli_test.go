@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/blkq-dev/blkq/report"
 )
 
 // needFio returns fio's path; it fails under CI=true without fio, skips
@@ -448,14 +450,10 @@ func TestStatusIntervalAsFio(t *testing.T) {
 	}
 }
 
-// TestJSONPlusOfARunThroughFiosTool: blkq run's json+ for a two-job run,
-// through fio's tools/fio_jsonplus_clat2csv beside fio's json+ for the
-// same command line: one CSV per job in both, the same columns, each
-// with one row per distinct bin value of its json+ (the rows of the two
-// programs differ in number only as far as their latencies do: the CSV of
-// the same histograms is byte-identical, see report's
-// TestJSONPlusThroughFiosTool), and --validate accepts both.
-func TestJSONPlusOfARunThroughFiosTool(t *testing.T) {
+// jsonPlusTool returns python3 and fio's tools/fio_jsonplus_clat2csv
+// (vendored in report's testdata); it fails the test in CI without them.
+func jsonPlusTool(t *testing.T) (py, tool string) {
+	t.Helper()
 	needFio(t)
 	py, err := exec.LookPath("python3")
 	if err == nil {
@@ -467,7 +465,72 @@ func TestJSONPlusOfARunThroughFiosTool(t *testing.T) {
 		}
 		t.Skip("python3 with six is missing")
 	}
-	tool, _ := filepath.Abs("../../report/testdata/fio-tools/fio_jsonplus_clat2csv")
+	tool, err = filepath.Abs("../../report/testdata/fio-tools/fio_jsonplus_clat2csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return py, tool
+}
+
+// jsonPlusCSVs runs fio_jsonplus_clat2csv (and its --validate) on who's
+// json+ js in dir and returns the CSVs' header and, per job, its rows,
+// checking that each job has one row per distinct bin value of its json+
+// (the tool's layout: a row per latency value any of the job's
+// histograms holds).
+func jsonPlusCSVs(t *testing.T, py, tool, dir, who, js string) (header string, rows []int) {
+	t.Helper()
+	src := filepath.Join(dir, who+".json")
+	if err := os.WriteFile(src, []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range [][]string{nil, {"--validate"}} {
+		cmd := exec.Command(py, append([]string{tool, src, filepath.Join(dir, who+".csv")}, extra...)...)
+		if o, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("fio_jsonplus_clat2csv %v on %s's json+: %v\n%s", extra, who, err, o)
+		}
+	}
+	var doc struct {
+		Jobs []map[string]json.RawMessage `json:"jobs"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for i, job := range doc.Jobs {
+		data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%s_job%d.csv", who, i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		header = lines[0]
+		values := map[string]bool{}
+		for _, d := range []string{"read", "write", "trim"} {
+			var dir map[string]struct {
+				Bins map[string]uint64 `json:"bins"`
+			}
+			json.Unmarshal(job[d], &dir)
+			for _, lat := range dir {
+				for v := range lat.Bins {
+					values[v] = true
+				}
+			}
+		}
+		if len(lines)-1 != len(values) || len(values) == 0 {
+			t.Errorf("%s job %d: %d rows, %d distinct bin values in its json+", who, i, len(lines)-1, len(values))
+		}
+		rows = append(rows, len(lines)-1)
+	}
+	return header, rows
+}
+
+// TestJSONPlusOfARunThroughFiosTool: blkq run's json+ for a two-job run,
+// through fio's tools/fio_jsonplus_clat2csv beside fio's json+ for the
+// same command line: one CSV per job in both, the same columns, each
+// with one row per distinct bin value of its json+ (the rows of the two
+// programs differ in number only as far as their latencies do: the CSV of
+// the same histograms is byte-identical, see report's
+// TestJSONPlusThroughFiosTool), and --validate accepts both.
+func TestJSONPlusOfARunThroughFiosTool(t *testing.T) {
+	py, tool := jsonPlusTool(t)
 	dir := t.TempDir()
 	args := []string{"--output-format=json+", "--ioengine=null", "--iodepth=2", "--lat_percentiles=1",
 		"--name=a", "--rw=randread", "--size=4m", "--name=b", "--rw=randrw", "--size=2m"}
@@ -479,53 +542,93 @@ func TestJSONPlusOfARunThroughFiosTool(t *testing.T) {
 	if err := cmdRun(args, &out, new(strings.Builder)); err != nil {
 		t.Fatal(err)
 	}
-	csvs := func(who, js string) (header string, rows []int) {
-		src := filepath.Join(dir, who+".json")
-		if err := os.WriteFile(src, []byte(js), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		for _, extra := range [][]string{nil, {"--validate"}} {
-			cmd := exec.Command(py, append([]string{tool, src, filepath.Join(dir, who+".csv")}, extra...)...)
-			if o, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("fio_jsonplus_clat2csv %v on %s's json+: %v\n%s", extra, who, err, o)
-			}
-		}
-		var doc struct {
-			Jobs []map[string]json.RawMessage `json:"jobs"`
-		}
-		if err := json.Unmarshal([]byte(js), &doc); err != nil {
-			t.Fatal(err)
-		}
-		for i, job := range doc.Jobs {
-			data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%s_job%d.csv", who, i)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-			header = lines[0]
-			values := map[string]bool{}
-			for _, d := range []string{"read", "write", "trim"} {
-				var dir map[string]struct {
-					Bins map[string]uint64 `json:"bins"`
-				}
-				json.Unmarshal(job[d], &dir)
-				for _, lat := range dir {
-					for v := range lat.Bins {
-						values[v] = true
-					}
-				}
-			}
-			if len(lines)-1 != len(values) || len(values) == 0 {
-				t.Errorf("%s job %d: %d rows, %d distinct bin values in its json+", who, i, len(lines)-1, len(values))
-			}
-			rows = append(rows, len(lines)-1)
-		}
-		return header, rows
-	}
-	fh, fr := csvs("fio", fioOut)
-	bh, br := csvs("blkq", out.String())
+	fh, fr := jsonPlusCSVs(t, py, tool, dir, "fio", fioOut)
+	bh, br := jsonPlusCSVs(t, py, tool, dir, "blkq", out.String())
 	if fh != bh || len(fr) != len(br) || len(br) != 2 {
 		t.Errorf("blkq: %d CSVs, header %q; fio: %d, %q", len(br), bh, len(fr), fh)
 	}
 	t.Logf("rows per job: blkq %v, fio %v", br, fr)
+}
+
+// TestJSONPlusOfARealFileRun: fio and blkq run the same 4 KiB random-read
+// job (psync, direct=1) on a real file; their json+ cannot have the same
+// number of histogram bins, hence of fio_jsonplus_clat2csv rows: a bin
+// is there for each latency value some read fell into, and the two runs'
+// latencies spread differently (two runs here: fio 45-541 us in 100
+// bins and 43-2124 us in 106, blkq 61-2152 us in 104 and 56-857 us in
+// 112; a value is a row once for clat and lat together). What must agree is the layout, which this
+// test checks on both programs' output alike (fio's passing shows the
+// checks are fio's own rules): each clat and lat histogram counts every
+// read once, its keys are values of fio's bins (PlatValue of their
+// PlatIndex), its first and last bins hold min and max, every
+// percentile is a bin's value, and fio's tool reads both with the same
+// columns and a row per distinct bin value. Exact rows, equal to fio's,
+// are checked where the latencies are the same (report's
+// TestJSONPlusThroughFiosTool).
+func TestJSONPlusOfARealFileRun(t *testing.T) {
+	py, tool := jsonPlusTool(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "data")
+	args := []string{"--output-format=json+", "--name=r", "--filename=" + file, "--rw=randread", "--bs=4k",
+		"--size=4m", "--direct=1", "--ioengine=psync", "--lat_percentiles=1"}
+	fioOut, ok := runFio(t, dir, "", args...)
+	if !ok {
+		t.Fatal("fio failed")
+	}
+	var out strings.Builder
+	if err := cmdRun(append([]string{"--device=file:" + file}, args...), &out, new(strings.Builder)); err != nil {
+		t.Fatal(err)
+	}
+	type lat struct {
+		Min, Max    uint64
+		N           uint64            `json:"N"`
+		Percentiles map[string]uint64 `json:"percentile"`
+		Bins        map[string]uint64 `json:"bins"`
+	}
+	for who, js := range map[string]string{"fio": fioOut, "blkq": out.String()} {
+		var doc struct {
+			Jobs []struct {
+				Read struct {
+					TotalIOs uint64 `json:"total_ios"`
+					Clat     lat    `json:"clat_ns"`
+					Lat      lat    `json:"lat_ns"`
+				} `json:"read"`
+			} `json:"jobs"`
+		}
+		if err := json.Unmarshal([]byte(js), &doc); err != nil || len(doc.Jobs) != 1 {
+			t.Fatalf("%s: %v (%d jobs)", who, err, len(doc.Jobs))
+		}
+		rd := doc.Jobs[0].Read
+		for name, l := range map[string]lat{"clat_ns": rd.Clat, "lat_ns": rd.Lat} {
+			var n uint64
+			lo, hi := report.PlatBins, -1
+			for k, c := range l.Bins {
+				v, err := strconv.ParseUint(k, 10, 64)
+				idx := report.PlatIndex(v)
+				if err != nil || report.PlatValue(idx) != v || c == 0 {
+					t.Errorf("%s %s: bin %q (%d reads) is not a value of fio's bins", who, name, k, c)
+				}
+				n += c
+				lo, hi = min(lo, idx), max(hi, idx)
+			}
+			if n != 1024 || l.N != n || rd.TotalIOs != n {
+				t.Errorf("%s %s: bins count %d reads, N %d, total_ios %d; want 1024 each", who, name, n, l.N, rd.TotalIOs)
+			}
+			if report.PlatIndex(l.Min) != lo || report.PlatIndex(l.Max) != hi {
+				t.Errorf("%s %s: min %d, max %d are not in the first and last bins (%d, %d)", who, name, l.Min, l.Max, report.PlatValue(lo), report.PlatValue(hi))
+			}
+			for p, v := range l.Percentiles {
+				if l.Bins[strconv.FormatUint(v, 10)] == 0 {
+					t.Errorf("%s %s: percentile %s = %d, no bin's value", who, name, p, v)
+				}
+			}
+			t.Logf("%s %s: %d bins, %d-%d ns", who, name, len(l.Bins), l.Min, l.Max)
+		}
+	}
+	fh, fr := jsonPlusCSVs(t, py, tool, dir, "fio", fioOut)
+	bh, br := jsonPlusCSVs(t, py, tool, dir, "blkq", out.String())
+	if fh != bh || len(fr) != 1 || len(br) != 1 {
+		t.Errorf("blkq: %d CSVs, header %q; fio: %d, %q", len(br), bh, len(fr), fh)
+	}
+	t.Logf("fio_jsonplus_clat2csv rows: blkq %v, fio %v", br, fr)
 }
