@@ -56,6 +56,12 @@ type Options struct {
 	// it when it returns (the run goes on changing it). 0: none.
 	StatusInterval time.Duration
 	OnStatus       func(*report.Run)
+	// VerifyStateDir is where verify state files are written
+	// (verify_state_save, fio's default for a write job with verify=) and
+	// read (verify_state_load): fio's working directory, or its
+	// --aux-path. "": none are written, and verify_state_load is an error
+	// (verifystate.go).
+	VerifyStateDir string
 	// BandwidthLog writes fio's aggregate bandwidth logs (fio
 	// --bandwidth-log: agg-read_bw.log, agg-write_bw.log,
 	// agg-trim_bw.log; agglog.go) into LogDir ("": the working
@@ -148,6 +154,7 @@ type runner struct {
 	interrupted bool        // the executor has seen stopReq and stopped the jobs
 	onInterrupt func()      // what the interruption does (stop.go)
 	logs        *runLogs    // the jobs' open log files (fiolog.go)
+	stateErrs   []string    // verify state files that could not be written
 }
 
 // Run runs every job of jf and returns the statistics.
@@ -311,6 +318,7 @@ func (r *runner) execute(res *Result) error {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: %v", jobPlace(r.jf, j.spec), j.name, j.err))
 		}
 	}
+	res.Warnings = append(res.Warnings, r.stateErrs...)
 	if r.wbErr != nil && !r.wbErrTaken {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("buffer cache write-back at the end of the run failed (no fsync reported it): %v", r.wbErr))
 	}

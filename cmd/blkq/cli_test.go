@@ -256,7 +256,10 @@ func TestEveryRunFlagChangesTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := []string{filepath.Join(corpus, "fio-rand-RW.fio")}
-	t.Chdir(dir)                               // --bandwidth-log writes into the working directory
+	t.Chdir(dir) // --bandwidth-log and verify state files go into the working directory
+	if err := os.Mkdir(filepath.Join(dir, "aux"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	pinned := filepath.Join(dir, "pinned.fio") // an option that cannot matter: silent without --warnings
 	if err := os.WriteFile(pinned, []byte("[a]\nioengine=null\nsize=64k\ncpus_allowed=0\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -284,6 +287,14 @@ func TestEveryRunFlagChangesTheRun(t *testing.T) {
 			// 0.5, 1 and 1.5 s, then the final one, unchanged.
 			return w.err == nil && strings.Count(w.out, `"fio version"`) == 4 && strings.HasSuffix(w.out, b.out)
 		}},
+		"aux-path": {tail: []string{"--name=v", "--ioengine=null", "--rw=write", "--size=64k", "--verify=crc32c"},
+			with: []string{"--aux-path=" + filepath.Join(dir, "aux")}, ok: func(w, b outcome) bool {
+				// The write job's verify state file there (and, from the run
+				// without the flag, in the working directory).
+				_, inAux := os.Stat(filepath.Join(dir, "aux", "local-v-0-verify.state"))
+				_, inCwd := os.Stat(filepath.Join(dir, "local-v-0-verify.state"))
+				return w.err == nil && b.err == nil && inAux == nil && inCwd == nil
+			}},
 		"bandwidth-log": {base: capped, with: with("--bandwidth-log"), ok: func(w, b outcome) bool {
 			// The demo on sim:hdd, 1 s of virtual time and its drain: a
 			// line per 500 ms in each of fio's three files, 3 in all

@@ -56,6 +56,10 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 		f.statusInterval = d
 	}
 	opt.BandwidthLog = f.bwLog
+	opt.VerifyStateDir = f.auxPath
+	if f.auxPath == "" {
+		return usagef("--aux-path=: want a directory (the default is the working directory, .)")
+	}
 	status, err := f.statusWriter(stdout)
 	if err != nil {
 		return err
