@@ -46,6 +46,7 @@ type job struct {
 	rateBytes           [3]int64 // bytes issued per direction, for rate
 	rateIOs             [3]int64
 	think               thinker
+	flow                jobFlow // flow=, flow_id (flow.go)
 	writesSinceSync     int
 	err                 error  // the job's first error
 	errFunc             string // what failed, for the report ("io_u error")
@@ -190,10 +191,17 @@ func (j *job) pump() {
 			if j.inflight > 0 {
 				break // fsync waits for the writes before it
 			}
+			if !j.flowAllows() {
+				break // held back by its flow (flow.go)
+			}
 			j.issueSync(false)
+			j.flow.granted = false
 			break
 		}
 		if j.limitReached() && !j.verifyPending() {
+			break
+		}
+		if !j.flowAllows() {
 			break
 		}
 		io, st := j.src.next()
@@ -204,6 +212,7 @@ func (j *job) pump() {
 			j.state.stop()
 			break
 		}
+		j.flow.granted = false
 		if j.plug && !plugged {
 			q.Plug(j.main.task)
 			plugged = true

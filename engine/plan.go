@@ -52,6 +52,7 @@ func (r *runner) plan() (*layout, error) {
 			j := &job{r: r, spec: spec, name: spec.Name, clone: c, pid: pid, index: len(all), segment: segment}
 			pid++
 			j.newSubmitter(&j.main, j.pid, j.name)
+			r.joinFlow(j)
 			j.sync = spec.IsSync()
 			j.depth = max(spec.IODepth, 1)
 			if j.sync || bufferedLibaio(spec) {

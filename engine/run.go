@@ -155,6 +155,10 @@ type runner struct {
 	onInterrupt func()      // what the interruption does (stop.go)
 	logs        *runLogs    // the jobs' open log files (fiolog.go)
 	stateErrs   []string    // verify state files that could not be written
+
+	flows        map[int32]*flow // by flow_id (flow.go)
+	flowParked   int             // jobs held back until their flow moves
+	flowCheckDue bool            // flowStuck's check is scheduled
 }
 
 // Run runs every job of jf and returns the statistics.
@@ -425,6 +429,7 @@ func (r *runner) jobFinished(j *job) {
 			r.depDone(w)
 		}
 	}
+	r.leaveFlow(j)
 	if r.left == 0 {
 		if r.cache != nil {
 			r.endCache(r.exec.Stop)

@@ -83,7 +83,7 @@ func TestHelpRunListsRunsFlags(t *testing.T) {
 // command.
 func TestEachFlagIsDefinedOnceAndUsed(t *testing.T) {
 	used := map[string]bool{"help": true}
-	for _, names := range [][]string{runFlags, replayFlags, experimentFlags, latencyFlags, tracePrintFlags} {
+	for _, names := range [][]string{runFlags, replayFlags, experimentFlags, latencyFlags, tracePrintFlags, benchFlags} {
 		seen := map[string]bool{}
 		for _, n := range names {
 			if seen[n] {

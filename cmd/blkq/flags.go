@@ -61,6 +61,14 @@ type cliFlags struct {
 	cpuHold            bool
 	// trace print.
 	noSummary bool
+	// bench; dir is latency's too. The raw-* flags are the hidden raw
+	// worker's, which bench runs as a child of its own.
+	benchCases, benchSize, benchJSON, fioPath string
+	benchRamp, benchRuntime                   time.Duration
+	benchRounds                               int
+	rawWorker, rawRandom, rawDirect           bool
+	rawFile                                   string
+	rawJobs                                   int
 
 	// set is the FlagSet the flags are defined on.
 	set *pflag.FlagSet
@@ -81,6 +89,8 @@ var (
 	experimentFlags = []string{"seed", "scale", "output-format", "print-jobs", "trace", "plot"}
 	latencyFlags    = []string{"duration", "interval", "writers", "dir", "cpu-hold"}
 	tracePrintFlags = []string{"no-summary"}
+	benchFlags      = []string{"cases", "size", "ramp", "runtime", "rounds", "dir", "json", "fio",
+		"raw-worker", "raw-file", "raw-jobs", "raw-random", "raw-direct"}
 )
 
 // newCLIFlags defines every flag, with its default and help, on the
@@ -136,6 +146,22 @@ func newCLIFlags() *cliFlags {
 	fs.BoolVar(&f.cpuHold, "cpu-hold", true, "also time lock holds on the holder thread's CPU clock (2 system calls per hold)")
 
 	fs.BoolVar(&f.noSummary, "no-summary", false, "print the records only, without the closing summary (as blkparse -q)")
+
+	fs.StringVar(&f.benchCases, "cases", "all", "bench: the cases to run, a comma list (all: every one; see blkq help bench)")
+	fs.StringVar(&f.benchSize, "size", "32m", "bench: the test file's size (blkq's page cache holds 64 MiB)")
+	fs.DurationVar(&f.benchRamp, "ramp", time.Second, "bench: each run's warm-up, not measured (fio's ramp_time)")
+	fs.DurationVar(&f.benchRuntime, "runtime", 3*time.Second, "bench: each run's measured time (fio's runtime)")
+	fs.IntVar(&f.benchRounds, "rounds", 3, "bench: runs of each contender per case, alternating; the figures are their medians")
+	fs.StringVar(&f.benchJSON, "json", "", "bench: also write the results as JSON to `FILE`")
+	fs.StringVar(&f.fioPath, "fio", "fio", "bench: the fio binary to compare with")
+	fs.BoolVar(&f.rawWorker, "raw-worker", false, "bench: run the bare pread loop (bench's own child)")
+	fs.StringVar(&f.rawFile, "raw-file", "", "bench: the raw worker's file")
+	fs.IntVar(&f.rawJobs, "raw-jobs", 1, "bench: the raw worker's goroutines")
+	fs.BoolVar(&f.rawRandom, "raw-random", true, "bench: the raw worker reads at random (else in order)")
+	fs.BoolVar(&f.rawDirect, "raw-direct", false, "bench: the raw worker reads with O_DIRECT")
+	for _, n := range []string{"raw-worker", "raw-file", "raw-jobs", "raw-random", "raw-direct"} {
+		fs.MarkHidden(n)
+	}
 	return f
 }
 

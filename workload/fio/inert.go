@@ -7,7 +7,8 @@ package fio
 // issues, and blkq issues the same I/O with or without them; so, unlike
 // the other options blkq does not model (which change what fio would
 // issue or report), they are ignored without a word unless the user asks
-// (blkq run --warnings). README "Options blkq ignores" lists them.
+// (blkq run --warnings). So is flow_watermark, which fio 3.33 itself
+// accepts and ignores. README "Options blkq ignores" lists them.
 var inertOptions = map[string]bool{
 	// CPU and NUMA placement.
 	"cpus_allowed": true, "cpumask": true, "cpus_allowed_policy": true,
@@ -24,6 +25,9 @@ var inertOptions = map[string]bool{
 	// io_uring's and the NVMe engines' polling and buffer registration.
 	"hipri": true, "fixedbufs": true, "registerfiles": true, "sqthread_poll": true,
 	"userspace_reap": true, "nonvectored": true,
+	// Deprecated: fio 3.33 takes it and does nothing with it (it says
+	// "Option flow_watermark is deprecated" on stdout).
+	"flow_watermark": true,
 }
 
 // Inert reports whether the ignored option cannot change the I/O blkq

@@ -220,6 +220,19 @@ type Job struct {
 	// rounded up to (0: unset, the smallest block size, as fio).
 	OffsetAlign int64
 
+	// Flow is flow=, the job's weight in its flow's flow control (fio
+	// default 0: the job is in no flow). fio keeps it unsigned: flow=-N
+	// is 2^32-N, which takes N off the flow's sum of weights
+	// (engine/flow.go).
+	Flow uint32
+	// FlowID is flow_id=: the jobs with one flow_id share a flow (fio
+	// default 0).
+	FlowID int32
+	// FlowSleep is flow_sleep=: how long a job its flow holds back
+	// sleeps before it looks again (a number is microseconds; fio
+	// default 0: it looks again at once).
+	FlowSleep time.Duration
+
 	// NumberIOs stops the job after this many I/Os (number_ios=; 0 = no limit).
 	NumberIOs int64
 	// ZoneMode is zonemode=: "none" (default), "strided" or "zbd".
