@@ -453,5 +453,6 @@ func (j *job) maybeFinish() {
 	j.state.finish()
 	j.end = j.now()
 	j.st.finish(j.end)
+	j.saveVerifyState()
 	j.r.jobFinished(j)
 }

@@ -393,6 +393,10 @@ type Run struct {
 	// each is printed as a "blkq: <note>" line after "Starting N
 	// processes" and listed in JSON "blkq_ignored".
 	Ignored []string
+	// TerseVersion is the version of the terse output [Write] writes
+	// (fio's --terse-version, one of [TerseVersions]); 0 is fio's
+	// default, [TerseVersion].
+	TerseVersion int
 }
 
 // PageCacheStats is the page cache's write-back over a run, in 4 KiB pages.

@@ -63,7 +63,6 @@ type fioSuiteTest struct {
 // elsewhere: the reason, with the item of issue 11 that covers it.
 var fioKnownFailures = map[int]string{
 	28: "buffer_pattern is not modelled (item 6)",
-	30: "fio's --bandwidth-log (aggregate bandwidth logs) is not a blkq flag (items 4 and 7)",
 }
 
 // fioSuiteRun is the outcome of one test's run.
