@@ -29,7 +29,8 @@ import (
 //   - invalidate (fio default 1): when a job starts, its files' regions
 //     leave the page caches: blkq's own (bcache, for a buffered job) and,
 //     on a file device, the kernel's (POSIX_FADV_DONTNEED). Clean pages
-//     go; dirty ones stay, as the kernel keeps them. fio opens its files
+//     go; dirty and locked ones (a read in flight) stay, as the kernel
+//     keeps them, without waiting for them. fio opens its files
 //     again at each loop and before its verify pass, and invalidates them
 //     again there: blkq does so only when the job starts.
 //   - fill_device: ENOSPC (or EDQUOT) ends the job without an error (its

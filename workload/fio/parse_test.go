@@ -482,7 +482,7 @@ func TestOptionTableSane(t *testing.T) {
 // one fio 3.33 accepts and blkq ignores (a modelled option, or a name fio
 // does not know, would be a mistake in the list), and an inert option in
 // a job file is recorded as ignored and inert, an option that changes
-// what fio issues (buffer_compress_percentage) as ignored but not inert.
+// what fio issues (pre_read) as ignored but not inert.
 func TestInertOptionsAreKnownAndNotModelled(t *testing.T) {
 	for name := range inertOptions {
 		spec, ok := lookupOption(name)
@@ -490,7 +490,7 @@ func TestInertOptionsAreKnownAndNotModelled(t *testing.T) {
 			t.Errorf("inert option %q: known %v, modelled %v; want known and not modelled", name, ok, ok && spec.set != nil)
 		}
 	}
-	jf, err := Parse("j.fio", []byte("[a]\ncpus_allowed=0-3\ngtod_reduce=1\nbuffer_compress_percentage=50\nflow_watermark=10\n"), nil)
+	jf, err := Parse("j.fio", []byte("[a]\ncpus_allowed=0-3\ngtod_reduce=1\npre_read=1\nflow_watermark=10\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -498,7 +498,7 @@ func TestInertOptionsAreKnownAndNotModelled(t *testing.T) {
 	for _, ig := range jf.Ignored {
 		inert[ig.Option] = ig.Inert()
 	}
-	if want := map[string]bool{"cpus_allowed": true, "gtod_reduce": true, "buffer_compress_percentage": false, "flow_watermark": true}; !reflect.DeepEqual(inert, want) {
+	if want := map[string]bool{"cpus_allowed": true, "gtod_reduce": true, "pre_read": false, "flow_watermark": true}; !reflect.DeepEqual(inert, want) {
 		t.Errorf("ignored options and whether inert: %v; want %v", inert, want)
 	}
 }
