@@ -28,7 +28,11 @@
 //     run's page cache, bcache's core, on every device (cache.go).
 //   - A job with verify= (verify.go) writes fio's verify blocks
 //     (verifyhdr.go) and reads them back through its path, checking
-//     each, as fio does.
+//     each, as fio does. On a file, what other writes hold is the buffer
+//     options' (bufdata.go) or the run's checked pattern (data.go).
+//   - A job's files are set up as fio's are (filesetup.go): allocated
+//     (fallocate) when the run lays them out, dropped from the page
+//     caches (invalidate) when the job starts; fill_device ends at ENOSPC.
 //   - The queue (package blkq) completes the bio; its EndIO (job.go)
 //     brings the completion back to the job on the executor.
 //   - A job's stats (stats.go) feed its fio logs: bw, iops, lat, slat,

@@ -51,10 +51,11 @@ func errorText(fn string, err error) string {
 	return fmt.Sprintf("func=%s, error=%v", fn, err)
 }
 
-// ioFailed records u's failure with err: the job's first error, and fio's
-// io_u error line.
+// ioFailed records u's failure with err: the job's first error (unless it
+// is a fill_device job's full device, filesetup.go), and fio's io_u error
+// line.
 func (r *runner) ioFailed(j *job, u *ioUnit, err error) {
-	if j.err == nil {
+	if j.err == nil && !j.filled(err) {
 		j.err, j.errFunc = err, "io_u error"
 	}
 	r.ioErrorLine(u, err)
@@ -170,7 +171,7 @@ func (r *runner) writebackFailed(err error) {
 	}
 	r.wbErrTaken = len(holders) > 0
 	for _, j := range holders {
-		if j.err == nil {
+		if j.err == nil && !j.filled(err) {
 			j.err, j.errFunc = err, "buffered write-back"
 		}
 	}

@@ -30,6 +30,7 @@ type job struct {
 	vfy    *verifier    // verify= (verify.go), nil without
 	ss     *ssWindow    // steady state (steadystate.go), nil without
 	prio   prioState    // each I/O's priority (prio.go)
+	wdata  *writeData   // what its writes hold on a file (bufdata.go), nil for the data check's pattern
 	sync   bool         // one I/O at a time (psync and friends)
 	plug   bool         // plug the queue around each batch it issues
 	depth  int
@@ -41,6 +42,8 @@ type job struct {
 	after   *gate  // the next stonewall's gate, which waits for this job
 	index   int    // position in the run
 	segment int    // stonewall segment: jobs between two stonewalls, for exit_what
+
+	filesOpen bool // its files are open: invalidated, as fio does when it opens them (filesetup.go)
 
 	inflight            int
 	start, end, rampEnd blkq.Time
@@ -97,6 +100,7 @@ type ioUnit struct {
 	start  blkq.Time     // submission began
 	queued blkq.Time     // submission returned (after any sleep for a request)
 	vp     *vpiece       // the verify block it writes or reads back (verify.go)
+	plan   fillPlan      // what its write holds, with wdata (bufdata.go)
 	verr   error         // its verify read's bad block, found where it completed
 }
 
@@ -107,6 +111,11 @@ func (j *job) begin() {
 	j.r.stopDue() // an interruption cancels j
 	if j.state.ended() {
 		return // cancelled by exitall before it started
+	}
+	if !j.filesOpen {
+		j.filesOpen = true
+		j.openFiles(j.begin) // invalidate (filesetup.go)
+		return
 	}
 	j.state.begin()
 	j.start = j.now()
@@ -335,6 +344,9 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 		j.vfy.prepare(u, io)
 	}
 	if d := j.r.data; d != nil {
+		if io.op == blkq.OpWrite && j.wdata != nil {
+			u.plan = j.wdata.next(j.r, io.length, j.now())
+		}
 		// The buffer is the bio's until its EndIO (bufpool.go); through
 		// the page cache, the path takes one of its own for the call.
 		if io.op != blkq.OpDiscard && j.path.bioBuffers() {
@@ -410,6 +422,9 @@ func (j *job) done(u *ioUnit, err error) {
 			switch u.bio.Op {
 			case blkq.OpWrite:
 				j.r.data.wrote(u)
+				if j.wdata != nil {
+					j.r.data.trimmed(u.bio.Sector, u.bio.Sectors) // its own content, not the check's pattern
+				}
 			case blkq.OpDiscard:
 				j.r.data.discarded(u)
 			}

@@ -18,8 +18,9 @@ import (
 const DefaultSimCapacity = 500 << 30
 
 // capacity returns the device size in bytes for a run whose files need
-// need bytes.
-func (r *runner) capacity(need int64) (int64, error) {
+// need bytes; with fill, a file grows to the device's end (fill_device):
+// on a file that is as far as its file system has room (fillCapacity).
+func (r *runner) capacity(need int64, fill bool) (int64, error) {
 	kind, path, _ := strings.Cut(r.opt.Device, ":")
 	switch kind {
 	case "sim", "null":
@@ -36,6 +37,9 @@ func (r *runner) capacity(need int64) (int64, error) {
 		// job's file its size.
 		if need > maxDevice {
 			return 0, fmt.Errorf("the jobs need %d bytes of %s; use --size-cap", need, path)
+		}
+		if fill {
+			return fillCapacity(path, need)
 		}
 		return max(need+4095, 4096) &^ 4095, nil
 	}
@@ -104,6 +108,9 @@ func (r *runner) openQueue(capacity int64, direct, fioJobs bool) error {
 		r.data = newDataCheck(r.opt.Seed, r.dev.Capacity())
 		r.q.AddTracer(r.data.refusals(r.exec))
 		r.sizeBufPool()
+		for _, j := range r.jobs {
+			j.wdata = r.newWriteData(j)
+		}
 	}
 	return nil
 }

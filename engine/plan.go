@@ -91,6 +91,10 @@ func (r *runner) plan() (*layout, error) {
 					lay.need(n, satmath.Add(off, max(size, r.capSize(spec.IOSize))))
 				case known > 0:
 					lay.need(n, known)
+				case size == 0 && spec.Files.FillDevice:
+					if err := lay.needFill(n, off); err != nil {
+						return nil, fmt.Errorf("%s:%d: job %q: %w", r.jf.Path, spec.Line, spec.Name, err)
+					}
 				case size == 0 && spec.Size > 0:
 					return nil, fmt.Errorf("%s:%d: job %q: size=%d over %d files leaves less than a 512-byte sector per file", r.jf.Path, spec.Line, spec.Name, spec.Size, len(names))
 				case size == 0:
@@ -119,7 +123,7 @@ func (r *runner) plan() (*layout, error) {
 	r.left = len(all)
 	r.planSteadyState()
 	need := lay.place()
-	capacity, err := r.capacity(need)
+	capacity, err := r.capacity(need, lay.fills())
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +144,7 @@ func (r *runner) plan() (*layout, error) {
 			if z := maxZonedAbs(j.spec.RandomDistribution.Zones); z > size {
 				return nil, fmt.Errorf("%s:%d: job %q: random_distribution=zoned_abs spans %d bytes, more than its region of %q (%d bytes) (fio: zoned_abs sizes exceed file size)", r.jf.Path, j.spec.Line, j.name, z, rg.name, size)
 			}
-			files = append(files, &fileRegion{base: e.base + off, size: size, fileBase: e.base, fileSize: e.size})
+			files = append(files, &fileRegion{base: e.base + off, size: size, fileBase: e.base, fileSize: e.size, ext: e})
 		}
 		// Each job draws from a stream of its own, by its place in the
 		// run: what one job draws does not move another's. randseed=

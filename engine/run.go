@@ -173,11 +173,12 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 		return nil, err
 	}
 	opt = r.opt
+	before := r.fileSizeBefore()
 	if err := r.open(lay); err != nil {
 		return nil, err
 	}
 	defer r.dev.Close()
-	res := &Result{}
+	res := &Result{Warnings: r.allocate(before)}
 	if strings.HasPrefix(opt.Device, "file:") {
 		for _, j := range jf.Jobs[1:] {
 			if j.Direct != jf.Jobs[0].Direct {

@@ -35,20 +35,22 @@ import (
 // history) is fixed once the job is planned and is read off the executor
 // by check.
 type verifier struct {
-	j         *job
-	t         *vtype
-	method    string
-	interval  int64 // fio's verify_interval after its fix-ups
-	swap      int64 // verify_offset
-	pattern   []byte
-	patOffs   []int
-	thread    uint16
-	writes    bool // the job writes: it verifies its own history
-	mixed     bool // it reads too: its own reads are not checked
-	seedCheck bool // the rand seed must be the one written (a mixed job without backlog)
-	numCheck  bool // numberio is checked (fixed block size, not time_based, not verify_only)
-	fatal     bool
-	dump      bool // verify_dump: bad intervals go to files in the working directory, as fio's
+	j          *job
+	t          *vtype
+	method     string
+	interval   int64 // fio's verify_interval after its fix-ups
+	swap       int64 // verify_offset
+	pattern    []byte
+	patOffs    []int
+	compress   int    // buffer_compress_percentage after fio's fix-ups: the zeros (or bufPattern) ending each block
+	bufPattern []byte // buffer_pattern
+	thread     uint16
+	writes     bool // the job writes: it verifies its own history
+	mixed      bool // it reads too: its own reads are not checked
+	seedCheck  bool // the rand seed must be the one written (a mixed job without backlog)
+	numCheck   bool // numberio is checked (fixed block size, not time_based, not verify_only)
+	fatal      bool
+	dump       bool // verify_dump: bad intervals go to files in the working directory, as fio's
 
 	seed     uint64 // xorshift state for the blocks' seeds
 	numberio uint16 // writes issued so far
@@ -94,6 +96,8 @@ func (r *runner) setupVerify(j *job) error {
 		thread: uint16(j.index + 1), writes: writes, mixed: mixed, fatal: vo.Fatal, dump: vo.Dump,
 		seed:     uint64(j.index+1)*0x9e3779b97f4a7c15 ^ r.rng.Split(fmt.Sprintf("verify %d", j.index)).Rand().Uint64() | 1,
 		byOffset: map[int64]*vpiece{}}
+	data := spec.Data()
+	v.compress, v.bufPattern = data.CompressPercentage, data.Pattern
 	if spec.Verify == "pattern" && v.pattern == nil {
 		return fmt.Errorf("%s:%d: job %q: verify=pattern needs verify_pattern=", r.jf.Path, spec.Line, j.name)
 	}
@@ -244,15 +248,12 @@ func (v *verifier) fill(buf []byte, p *vpiece, now blkq.Time) {
 	if v.pattern != nil {
 		v.fillPattern(buf, p.off)
 	} else {
-		x := p.seed | 1
-		for i := 0; i < len(buf); i += 8 {
-			x ^= x << 13
-			x ^= x >> 7
-			x ^= x << 17
-			var w [8]byte
-			binary.LittleEndian.PutUint64(w[:], x)
-			copy(buf[i:], w[:])
-		}
+		// fio: random bytes, the last compress% of the block zeros or
+		// buffer_pattern (the header goes over the start below). The
+		// bytes' stream starts from a hash of the seed: the seeds are
+		// one xorshift stream, and a block filled from the seed itself
+		// would repeat the one before it shifted by 8 bytes.
+		fillPercentage(buf, seedAt(p.seed, 0), v.compress, v.bufPattern)
 	}
 	inc := v.inc(len(buf))
 	hs := v.hdrSize()
@@ -276,10 +277,7 @@ func (v *verifier) fill(buf []byte, p *vpiece, now blkq.Time) {
 
 // fillPattern repeats the pattern over buf, %o being off.
 func (v *verifier) fillPattern(buf []byte, off int64) {
-	pat := v.patternAt(off)
-	for i := 0; i < len(buf); i += len(pat) {
-		copy(buf[i:], pat)
-	}
+	repeatPattern(buf, v.patternAt(off))
 }
 
 func (v *verifier) patternAt(off int64) []byte {
@@ -553,14 +551,19 @@ func (s *verifySource) dryRun() {
 
 // Hooks of the job (job.go, path.go, cache.go).
 
-// fillWrite fills a write's buffer: fio's verify blocks for a verify job,
-// the run's data-check pattern otherwise.
+// fillWrite fills a write's buffer: fio's verify blocks for a verify job
+// (verify=null writes what the job's buffer options give, as fio's does),
+// what the buffer options give (bufdata.go), or the run's data-check
+// pattern.
 func (j *job) fillWrite(buf []byte, off int64, u *ioUnit) {
-	if j.vfy != nil && u.vp != nil {
+	switch {
+	case j.vfy != nil && u.vp != nil && j.vfy.t.id != vtypes["null"].id:
 		j.vfy.fill(buf, u.vp, j.now())
-		return
+	case j.wdata != nil:
+		j.wdata.fill(buf, off, u.plan)
+	default:
+		j.r.data.fill(buf, off)
 	}
-	j.r.data.fill(buf, off)
 }
 
 // checkRead checks a verify read's data where it completes (before the

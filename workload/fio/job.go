@@ -259,7 +259,9 @@ type Job struct {
 	Fdatasync int
 	// EndFsync syncs the file when the job ends (end_fsync=1).
 	EndFsync bool
-	// Verify is verify= as written ("" when unset; fio's "0" also means none).
+	// Verify is verify= as written ("" when unset; fio's "0" also means
+	// none), or "pattern_hdr" (fio's VERIFY_PATTERN: a header, then the
+	// pattern) for verify_pattern= without verify=.
 	Verify string
 	// Verification is the other verify options (verify.go).
 	Verification Verification
@@ -277,6 +279,10 @@ type Job struct {
 	SteadyState SteadyState
 	// Priority are prio, prioclass and the cmdprio options (prioopts.go).
 	Priority Priority
+	// Buffers are the options of what the job's writes hold (buffers.go).
+	Buffers Buffers
+	// Files are the options of the files' set-up (files.go).
+	Files FileSetup
 
 	// lines maps a modelled option's canonical name to the line that last
 	// set it, so Validate can point at the option rather than the section.
@@ -313,6 +319,8 @@ func newJob(name string, line int) *Job {
 		Verification:        Verification{DoVerify: true, StateSave: true},
 		Logs:                defaultLogs(),
 		SteadyState:         defaultSteadyState(),
+		Buffers:             defaultBuffers(),
+		Files:               defaultFileSetup(),
 	}
 }
 

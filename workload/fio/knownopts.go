@@ -10,10 +10,10 @@ package fio
 
 // knownBareFlags may be written without "=value".
 var knownBareFlags = []string{
-	"blocksize_unaligned", "bs_unaligned", "buffer_pattern", "cpus_allowed", "exitall_on_error",
-	"log_compression_cpus", "numa_cpu_nodes", "numa_mem_policy", "prep", "refill_buffers",
+	"blocksize_unaligned", "bs_unaligned", "cpus_allowed", "exitall_on_error",
+	"log_compression_cpus", "numa_cpu_nodes", "numa_mem_policy", "prep",
 	"replay_skip", "verify_async_cpus", "verify_only", "verify_pattern", "write_bw_log", "write_hist_log",
-	"write_iops_log", "write_lat_log", "zero_buffers",
+	"write_iops_log", "write_lat_log",
 }
 
 // knownOptions take a value. Aliases are listed as names of their own; the
@@ -21,16 +21,16 @@ var knownBareFlags = []string{
 // accepted by fio 3.33 even without profile=.
 var knownOptions = []string{
 	"allow_file_create", "allow_mounted_write", "allrandrepeat", "atomic", "ba", "block",
-	"block_error_percentiles", "blockalign", "bs_is_seq_rand", "buffer_compress_chunk",
-	"buffer_compress_percentage", "bwavgtime", "cgroup", "cgroup_nodelete", "cgroup_weight",
+	"block_error_percentiles", "blockalign", "bs_is_seq_rand",
+	"bwavgtime", "cgroup", "cgroup_nodelete", "cgroup_weight",
 	"clat_percentiles", "clocksource", "cpumask", "cpus_allowed_policy",
-	"create_fsync", "create_on_open", "create_only", "create_serialize", "dedupe_global", "dedupe_mode",
-	"dedupe_percentage", "dedupe_working_set_percentage", "description", "device-names", "dir",
+	"create_fsync", "create_only", "create_serialize",
+	"description", "device-names", "dir",
 	"disable_bw", "disable_bw_measurement", "disable_clat", "disable_lat", "disable_slat", "disk_util",
 	"do_verify", "exec_postrun", "exec_prerun", "experimental_verify", "fadvise_hint",
-	"fallocate", "file_append", "file_service_type", "fill_device", "fill_fs", "flow_watermark",
+	"file_append", "file_service_type", "flow_watermark",
 	"fsync_on_close", "gid", "gtod_cpu", "gtod_reduce", "hugepage-size",
-	"ignore_zone_limits", "invalidate", "io_submit_mode", "iodepth_batch", "iodepth_batch_complete",
+	"ignore_zone_limits", "io_submit_mode", "iodepth_batch", "iodepth_batch_complete",
 	"iodepth_batch_complete_max", "iodepth_batch_complete_min", "iodepth_batch_submit",
 	"iomem", "iomem_align", "iopsavgtime", "ioscheduler", "job_max_open_zones", "large-block-op-kbytes",
 	"lat_percentiles", "latency_percentile", "latency_run", "latency_target", "latency_window", "load",
@@ -42,7 +42,7 @@ var knownOptions = []string{
 	"percentage_sequential", "percentile_list", "pre_read", "profile",
 	"read-req-num-512-blocks", "read_beyond_wp", "read_iolog",
 	"read_iolog_chunked", "replay_align", "replay_no_stall", "replay_redirect", "replay_scale",
-	"replay_time_scale", "rw_sequencer", "rwmixcycle", "scramble_buffers", "serialize_overlap",
+	"replay_time_scale", "rw_sequencer", "rwmixcycle", "serialize_overlap",
 	"significant_figures", "slat_percentiles", "softrandommap", "stats", "sync", "sync_file_range",
 	"test-duration", "threads",
 	"threads-per-queue", "trim_backlog", "trim_backlog_batch", "trim_percentage", "trim_verify_zero", "uid",

@@ -409,7 +409,7 @@ func buildOptionTable() map[string]*optSpec {
 	for _, table := range [][]struct {
 		spec    optSpec
 		aliases []string
-	}{modelled, distributionOptions, statModelled} {
+	}{modelled, distributionOptions, statModelled, fileOptions} {
 		for i := range table {
 			s := &table[i].spec
 			t[s.name] = s
@@ -418,8 +418,10 @@ func buildOptionTable() map[string]*optSpec {
 			}
 		}
 	}
-	for i := range verifyOptions {
-		t[verifyOptions[i].name] = &verifyOptions[i]
+	for _, table := range [][]optSpec{verifyOptions, bufferOptions} {
+		for i := range table {
+			t[table[i].name] = &table[i]
+		}
 	}
 	add := func(names []string, bare bareRule) {
 		for _, n := range names {

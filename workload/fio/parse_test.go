@@ -462,14 +462,15 @@ func TestOptionTableSane(t *testing.T) {
 		thinktime_iotime offset_align flow flow_id flow_sleep continue_on_error ignore_error error_dump
 		steadystate ss steadystate_duration ss_dur steadystate_ramp_time ss_ramp
 		rate_iops_min rate_cycle ratecycle rate_ignore_thinktime prio prioclass cmdprio cmdprio_class
-		cmdprio_percentage cmdprio_bssplit`) {
+		cmdprio_percentage cmdprio_bssplit buffer_pattern zero_buffers refill_buffers scramble_buffers
+		buffer_compress_percentage buffer_compress_chunk dedupe_percentage dedupe_mode
+		dedupe_working_set_percentage dedupe_global fill_device fill_fs invalidate fallocate create_on_open`) {
 		if s, ok := optionTable[n]; !ok || s.set == nil {
 			t.Errorf("%s is not modelled", n)
 		}
 	}
 	for _, n := range []string{"numa_cpu_nodes", "numa_mem_policy",
-		"dedupe_mode", "buffer_compress_percentage", "verify_async", "gtod_reduce", "io_submit_mode",
-		"fallocate", "create_on_open",
+		"verify_async", "gtod_reduce", "io_submit_mode",
 		"disable_slat", "disable_clat", "port", "hostname", "http_host", "latency_target"} {
 		if s, ok := optionTable[n]; !ok || s.set != nil {
 			t.Errorf("%s should be known but not modelled", n)
@@ -481,7 +482,7 @@ func TestOptionTableSane(t *testing.T) {
 // one fio 3.33 accepts and blkq ignores (a modelled option, or a name fio
 // does not know, would be a mistake in the list), and an inert option in
 // a job file is recorded as ignored and inert, an option that changes
-// what fio issues (buffer_compress_percentage) as ignored but not inert.
+// what fio issues (pre_read) as ignored but not inert.
 func TestInertOptionsAreKnownAndNotModelled(t *testing.T) {
 	for name := range inertOptions {
 		spec, ok := lookupOption(name)
@@ -489,7 +490,7 @@ func TestInertOptionsAreKnownAndNotModelled(t *testing.T) {
 			t.Errorf("inert option %q: known %v, modelled %v; want known and not modelled", name, ok, ok && spec.set != nil)
 		}
 	}
-	jf, err := Parse("j.fio", []byte("[a]\ncpus_allowed=0-3\ngtod_reduce=1\nbuffer_compress_percentage=50\nflow_watermark=10\n"), nil)
+	jf, err := Parse("j.fio", []byte("[a]\ncpus_allowed=0-3\ngtod_reduce=1\npre_read=1\nflow_watermark=10\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,7 +498,7 @@ func TestInertOptionsAreKnownAndNotModelled(t *testing.T) {
 	for _, ig := range jf.Ignored {
 		inert[ig.Option] = ig.Inert()
 	}
-	if want := map[string]bool{"cpus_allowed": true, "gtod_reduce": true, "buffer_compress_percentage": false, "flow_watermark": true}; !reflect.DeepEqual(inert, want) {
+	if want := map[string]bool{"cpus_allowed": true, "gtod_reduce": true, "pre_read": false, "flow_watermark": true}; !reflect.DeepEqual(inert, want) {
 		t.Errorf("ignored options and whether inert: %v; want %v", inert, want)
 	}
 }
