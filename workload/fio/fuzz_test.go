@@ -37,6 +37,7 @@ func FuzzParse(f *testing.F) {
 		"[j]\nrandom_distribution=zoned:50/5:30/15:20/80,,100/100\nrate_process=poisson\n",
 		"[j]\nrandom_distribution=zoned_abs:60/1m:40/2m\nrandom_generator=lfsr\nthinktime_iotime=1s\n",
 		"[j]\nrandom_distribution=zipf:1.2:0.5\nthinktime_spin=10\nthinktime_blocks_type=issue\n",
+		"[j]\nnice=-20\n",
 	} {
 		f.Add([]byte(s))
 	}
