@@ -205,7 +205,7 @@ func writeJobBlock(w *bufio.Writer, u unit, g *GroupStats, now string) {
 		switch c := b.CPU; {
 		case c != nil:
 			dmax, d99 := c.RunDelay.Max(), c.RunDelay.Percentile(99) // nil-safe
-			fmt.Fprintf(w, "  blkq     : cpu modelled (%d CPUs): task wakeups=%d, wake-up latency max=%sms p99=%sms\n", c.CPUs, c.Wakeups, nsToMs(dmax), nsToMs(d99))
+			fmt.Fprintf(w, "  blkq     : cpu modelled, cpus=%d: task wakeups=%d, wake-up latency max=%sms p99=%sms\n", c.CPUs, c.Wakeups, nsToMs(dmax), nsToMs(d99))
 		case !j.CPUMeasured:
 			w.WriteString("  blkq     : cpu not measured: a simulated device runs on virtual time; the cpu line's figures are not measurements\n")
 		}

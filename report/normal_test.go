@@ -480,7 +480,7 @@ func TestCPUModelledIsSaid(t *testing.T) {
 	if err := WriteJSON(&js, r); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "  blkq     : cpu modelled (2 CPUs): task wakeups=3, wake-up latency max=2.00ms") || strings.Contains(out.String(), "cpu not measured") {
+	if !strings.Contains(out.String(), "  blkq     : cpu modelled, cpus=2: task wakeups=3, wake-up latency max=2.00ms") || strings.Contains(out.String(), "cpu not measured") {
 		t.Errorf("text:\n%s", out.String())
 	}
 	var got struct {
