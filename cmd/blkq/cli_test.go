@@ -295,7 +295,7 @@ func TestEveryRunFlagChangesTheRun(t *testing.T) {
 		"cpus": {base: capped, with: with("--cpus=1"), ok: func(w, b outcome) bool {
 			return differs(w, b) && strings.Contains(w.out, `"cpu_modelled_cpus" : 1`) && !strings.Contains(b.out, "cpu_modelled")
 		}},
-		"cpu": {base: with("--cpus=1"), with: with("--cpus=1", "--cpu", "submit=1ms"), ok: differs},
+		"cpu":  {base: with("--cpus=1"), with: with("--cpus=1", "--cpu", "submit=1ms"), ok: differs},
 		"help": helpCase("run"),
 	})
 }
