@@ -4,6 +4,8 @@ import (
 	"errors"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/workload/fio"
 )
@@ -26,6 +28,8 @@ type job struct {
 	path   ioPath       // how it reaches the device
 	gen    *generator   // fio's offsets (nil for a replay)
 	vfy    *verifier    // verify= (verify.go), nil without
+	ss     *ssWindow    // steady state (steadystate.go), nil without
+	prio   prioState    // each I/O's priority (prio.go)
 	sync   bool         // one I/O at a time (psync and friends)
 	plug   bool         // plug the queue around each batch it issues
 	depth  int
@@ -45,10 +49,17 @@ type job struct {
 	issuedIOs           int64
 	rateBytes           [3]int64 // bytes issued per direction, for rate
 	rateIOs             [3]int64
+	lastDir             int // direction of the last I/O issued (rate_ignore_thinktime)
 	think               thinker
+	flow                jobFlow // flow=, flow_id (flow.go)
 	writesSinceSync     int
 	err                 error  // the job's first error
 	errFunc             string // what failed, for the report ("io_u error")
+	// continue_on_error's count (total_err), its first errno and, for
+	// the sync engines, that error's text (ioerror.go: goesOn).
+	errCount     uint64
+	errFirst     unix.Errno
+	errFirstText string
 
 	free []*ioUnit
 	st   *jobStats
@@ -107,6 +118,7 @@ func (j *job) begin() {
 		j.r.exec.AfterFunc(j.spec.RampTime+rt, j.stop)
 	}
 	j.src.begin()
+	j.ssBegin()
 	j.pump()
 }
 
@@ -194,10 +206,17 @@ func (j *job) pump() {
 			if j.inflight > 0 {
 				break // fsync waits for the writes before it
 			}
+			if !j.flowAllows() {
+				break // held back by its flow (flow.go)
+			}
 			j.issueSync(false)
+			j.flow.granted = false
 			break
 		}
 		if j.limitReached() && !j.verifyPending() {
+			break
+		}
+		if !j.flowAllows() {
 			break
 		}
 		io, st := j.src.next()
@@ -208,6 +227,7 @@ func (j *job) pump() {
 			j.state.stop()
 			break
 		}
+		j.flow.granted = false
 		if j.plug && !plugged {
 			q.Plug(j.main.task)
 			plugged = true
@@ -221,6 +241,7 @@ func (j *job) pump() {
 		j.issuedIOs++
 		j.rateBytes[rwt(io.op)] += io.length
 		j.rateIOs[rwt(io.op)]++
+		j.lastDir = int(rwt(io.op))
 		j.inflight++
 		submitted++
 		j.st.submitDepth(j.inflight)
@@ -293,6 +314,7 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 		u.sub = &j.main
 	}
 	b := &u.bio
+	b.Prio = j.prio.of(io.op, io.length)
 	if r := io.rec; r != nil {
 		j.prepareRecord(u, r)
 		if d := j.r.data; d != nil && r.Op == blkq.OpWrite {
@@ -382,7 +404,7 @@ func (j *job) done(u *ioUnit, err error) {
 		j.state.syncEnded()
 		if err == nil {
 			j.st.recordSync(u, now)
-		} else {
+		} else if !j.goesOn(u, err) {
 			j.r.ioFailed(j, u, err) // fsync reports the write-back errors since the last one
 			j.state.stop()
 		}
@@ -400,8 +422,11 @@ func (j *job) done(u *ioUnit, err error) {
 		j.st.dropped(u.bio.Op)
 	case j.src.failed(u, err):
 	default:
-		j.r.ioFailed(j, u, err)
-		j.state.stop()
+		j.st.failed(u) // issued: fio's total_ios counts it, its bytes are not done
+		if !j.goesOn(u, err) {
+			j.r.ioFailed(j, u, err)
+			j.state.stop()
+		}
 		if j.r.data != nil && u.bio.Op == blkq.OpWrite {
 			j.r.data.abandoned(u)
 		}
@@ -432,5 +457,6 @@ func (j *job) maybeFinish() {
 	j.state.finish()
 	j.end = j.now()
 	j.st.finish(j.end)
+	j.saveVerifyState()
 	j.r.jobFinished(j)
 }

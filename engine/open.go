@@ -172,6 +172,9 @@ func (r *runner) openStats() {
 		js := &report.JobStats{}
 		j.st = newJobStats(js)
 		j.st.cpu = cpu
+		if j.gen != nil {
+			j.prio = newPrioState(j, j.prio.rng)
+		}
 		if i == 0 {
 			r.pids.base = j.pid
 		}

@@ -52,6 +52,7 @@ func (r *runner) plan() (*layout, error) {
 			j := &job{r: r, spec: spec, name: spec.Name, clone: c, pid: pid, index: len(all), segment: segment}
 			pid++
 			j.newSubmitter(&j.main, j.pid, j.name)
+			r.joinFlow(j)
 			j.sync = spec.IsSync()
 			j.depth = max(spec.IODepth, 1)
 			if j.sync || bufferedLibaio(spec) {
@@ -116,6 +117,7 @@ func (r *runner) plan() (*layout, error) {
 	}
 	r.jobs = all
 	r.left = len(all)
+	r.planSteadyState()
 	need := lay.place()
 	capacity, err := r.capacity(need)
 	if err != nil {
@@ -153,6 +155,7 @@ func (r *runner) plan() (*layout, error) {
 		}
 		j.gen = newGenerator(j.spec, stream.Rand(), files)
 		j.src = &fioSource{j: j, gen: j.gen, rate: rateState{rng: stream.Split("rate").Rand()}}
+		j.prio.rng = stream.Split("prio").Rand() // newPrioState's, once j has its stats
 		j.plug = !j.sync
 		var total int64
 		for _, f := range files {

@@ -49,6 +49,25 @@ type Options struct {
 	Tracers []blkq.Tracer
 	// Progress, if set, gets a progress line every few seconds of wall time.
 	Progress io.Writer
+	// StatusInterval, with OnStatus, asks for the report of the run so
+	// far every StatusInterval of the run's clock (virtual on simulated
+	// devices), as fio --status-interval prints it (status.go's
+	// reportSoFar): OnStatus gets it on the executor and must be done with
+	// it when it returns (the run goes on changing it). 0: none.
+	StatusInterval time.Duration
+	OnStatus       func(*report.Run)
+	// VerifyStateDir is where verify state files are written
+	// (verify_state_save, fio's default for a write job with verify=) and
+	// read (verify_state_load): fio's working directory, or its
+	// --aux-path. "": none are written, and verify_state_load is an error
+	// (verifystate.go).
+	VerifyStateDir string
+	// BandwidthLog writes fio's aggregate bandwidth logs (fio
+	// --bandwidth-log: agg-read_bw.log, agg-write_bw.log,
+	// agg-trim_bw.log; agglog.go) into LogDir ("": the working
+	// directory, as fio).
+	BandwidthLog bool
+	LogDir       string
 	// Attrs are queue tunables to set before the run, by Linux name.
 	Attrs [][2]string
 	// CachePages is the page cache's capacity for buffered jobs, in 4 KiB
@@ -69,6 +88,11 @@ type Options struct {
 	// Result.Interrupted set (see stop.go). Nil: the run is not
 	// interruptible.
 	Stop <-chan struct{}
+	// FailRequest, if set, is asked about each request the device
+	// completes without error; a non-nil error (with an errno inside it,
+	// else EIO) fails the request: fault injection for tests
+	// (faults.go).
+	FailRequest func(rq *blkq.Request) error
 }
 
 // Result is what a run produced.
@@ -143,6 +167,11 @@ type runner struct {
 	onInterrupt func()      // what the interruption does (stop.go)
 	logs        *runLogs    // the jobs' open log files (fiolog.go)
 	cpus        *cpuModel   // the CPU model (cpus.go); nil without
+	stateErrs   []string    // verify state files that could not be written
+
+	flows        map[int32]*flow // by flow_id (flow.go)
+	flowParked   int             // jobs held back until their flow moves
+	flowCheckDue bool            // flowStuck's check is scheduled
 }
 
 // Run runs every job of jf and returns the statistics.
@@ -240,6 +269,10 @@ func newRunner(opt Options) *runner {
 // none, runs the executor until the last job has finished, writes back
 // what a page cache holds, checks the run's invariants and reports.
 func (r *runner) execute(res *Result) error {
+	stopAggLogs, err := r.openAggLogs()
+	if err != nil {
+		return err
+	}
 	for _, j := range r.jobs {
 		if j.deps == 0 {
 			r.schedule(j)
@@ -247,7 +280,10 @@ func (r *runner) execute(res *Result) error {
 	}
 	unwatch := r.watchStop(r.stopJobs)
 	stopProgress := r.progress()
+	stopStatus := r.statusReports()
 	r.exec.Run()
+	stopStatus()
+	stopAggLogs()
 	stopProgress()
 	unwatch()
 	if r.cache != nil && r.closeCache {
@@ -303,6 +339,7 @@ func (r *runner) execute(res *Result) error {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: %v", jobPlace(r.jf, j.spec), j.name, j.err))
 		}
 	}
+	res.Warnings = append(res.Warnings, r.stateErrs...)
 	if r.wbErr != nil && !r.wbErrTaken {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("buffer cache write-back at the end of the run failed (no fsync reported it): %v", r.wbErr))
 	}
@@ -409,6 +446,7 @@ func (r *runner) jobFinished(j *job) {
 			r.depDone(w)
 		}
 	}
+	r.leaveFlow(j)
 	if r.left == 0 {
 		if r.cache != nil {
 			r.endCache(r.exec.Stop)

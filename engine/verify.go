@@ -61,6 +61,11 @@ type verifier struct {
 	loopAt   int64             // bytes issued at which the current loop ends (loops > 1: fio verifies each loop)
 	perLoop  int64
 	handoff  *vpiece // the verify read next() chose, for prepare
+
+	wlog      *writeLog    // verify_state_save: the writes, for the state file (verifystate.go)
+	loaded    *verifyState // verify_state_load: the write job's state
+	readsDone uint64       // verify reads completed (fio's io_blocks[DDIR_READ])
+	stopped   bool         // the loaded state ended the verify: nothing more is read back
 }
 
 // vpiece is one block written (or to be read back): fio's io_piece.
@@ -111,7 +116,7 @@ func (r *runner) setupVerify(j *job) error {
 	if writes {
 		j.src = &verifySource{inner: j.src, v: v}
 	}
-	return nil
+	return r.setupVerifyState(v)
 }
 
 // bsBounds returns the smallest and largest block size of direction d.
@@ -181,6 +186,9 @@ func (v *verifier) prepare(u *ioUnit, io nextIO) {
 		u.vp = &vpiece{off: io.offset, length: io.length, seed: v.nextSeed(), numberio: v.numberio}
 		v.numberio++
 		v.inFlight++
+		if v.wlog != nil {
+			v.wlog.issued++
+		}
 	case io.op == blkq.OpRead && !v.mixed:
 		u.vp = &vpiece{off: io.offset, length: io.length}
 	}
@@ -191,6 +199,10 @@ func (v *verifier) written(u *ioUnit) {
 	p := u.vp
 	if old := v.byOffset[p.off]; old != nil {
 		old.dead = true
+	}
+	v.logWrite(p.off)
+	if v.stopped {
+		return
 	}
 	v.byOffset[p.off] = p
 	v.history = append(v.history, p)
@@ -459,14 +471,14 @@ func (s *verifySource) next() (nextIO, srcStatus) {
 		if v.batch > 0 {
 			if p := v.take(); p != nil {
 				v.batch--
-				return v.read(p), srcReady
+				return v.read(p)
 			}
 			v.batch = 0 // nothing completed to read back: go on writing, as fio does
 		}
 		for v.perLoop > 0 && v.loopAt < j.limit && j.issued >= v.loopAt && vo.DoVerify {
 			// The end of a loop: fio verifies it before the next starts.
 			if p := v.take(); p != nil {
-				return v.read(p), srcReady
+				return v.read(p)
 			}
 			if v.inFlight > 0 {
 				return nextIO{}, srcWait
@@ -485,7 +497,7 @@ func (s *verifySource) next() (nextIO, srcStatus) {
 		return nextIO{}, srcEnd
 	}
 	if p := v.take(); p != nil {
-		return v.read(p), srcReady
+		return v.read(p)
 	}
 	if v.inFlight > 0 {
 		return nextIO{}, srcWait // a completing write pumps the job again
@@ -493,10 +505,20 @@ func (s *verifySource) next() (nextIO, srcStatus) {
 	return nextIO{}, srcEnd
 }
 
-// read is the verify read of p, handed to prepare.
-func (v *verifier) read(p *vpiece) nextIO {
+// read is the verify read of p, handed to prepare; with a loaded state
+// (verify_state_load) it is srcEnd instead when fio's rule says the
+// verify stops at p: what is left was not written by then.
+func (v *verifier) read(p *vpiece) (nextIO, srcStatus) {
+	if s := v.loaded; s != nil {
+		f, off := v.j.fileOf(p.off)
+		if s.shouldStop(v.readsDone, uint64(f), uint64(off)) {
+			v.stopped, v.history = true, nil
+			clear(v.byOffset)
+			return nextIO{}, srcEnd
+		}
+	}
 	v.handoff = p
-	return nextIO{op: blkq.OpRead, offset: p.off, length: p.length, uncounted: true}
+	return nextIO{op: blkq.OpRead, offset: p.off, length: p.length, uncounted: true}, srcReady
 }
 
 // dryRun draws verify_only's writes without issuing them, as fio's dry
@@ -552,7 +574,7 @@ func (j *job) checkRead(u *ioUnit, buf []byte, err error) {
 
 // verifyDone handles u's completion for the verifier: a write joins the
 // history; a verify read that failed its check is the job's error (fio's
-// lines on stderr), and the job stops.
+// lines on stderr), and the job stops unless continue_on_error goes on.
 func (j *job) verifyDone(u *ioUnit, err error) {
 	v := j.vfy
 	if v == nil || u.vp == nil {
@@ -568,6 +590,7 @@ func (j *job) verifyDone(u *ioUnit, err error) {
 		}
 		return
 	}
+	v.readsDone++
 	f := u.verr
 	u.verr = nil
 	if f == nil || err != nil {
@@ -581,6 +604,9 @@ func (j *job) verifyDone(u *ioUnit, err error) {
 				r.ioErrors = append(r.ioErrors, l)
 			}
 		}
+	}
+	if j.goesOn(u, f) {
+		return // continue_on_error=verify
 	}
 	if j.err == nil {
 		j.err, j.errFunc = f, "io_u_queued_complete"

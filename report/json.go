@@ -307,6 +307,9 @@ func dirJSON(j *JobStats, d Dir, g *GroupStats, plus bool) *jobj {
 	o.add("slat_ns", latJSON(slat, po.Slat, po, plus))
 	o.add("clat_ns", latJSON(ds.Clat, po.Clat, po, plus))
 	o.add("lat_ns", latJSON(ds.Lat, po.Lat, po, plus))
+	if a := priosJSON(ds, po, plus); a != nil {
+		o.add("prios", a)
+	}
 	var agg float64
 	if ds.BW.N() > 0 {
 		var a uint64
@@ -376,12 +379,19 @@ func jobJSON(j *JobStats, g *GroupStats, plus bool) *jobj {
 	o.add("latency_ns", percentMap(int64Labels(latBoundsNs[:]), ns[:]))
 	o.add("latency_us", percentMap(int64Labels(latBoundsNs[:]), us[:]))
 	o.add("latency_ms", percentMap(append(int64Labels(latBoundsMs[:]), ">=2000"), ms[:]))
+	if j.ContinueOnError {
+		o.add("total_err", j.TotalErr)
+		o.add("first_error", j.FirstError)
+	}
 	o.add("latency_depth", j.IODepth)
 	o.add("latency_target", 0)
 	o.add("latency_percentile", jfloat(100))
 	o.add("latency_window", 0)
 	if j.Description != "" {
 		o.add("desc", j.Description)
+	}
+	if j.SteadyState != nil {
+		o.add("steadystate", steadyStateJSON(j.SteadyState))
 	}
 	if j.Blkq != nil {
 		b := j.Blkq.effective()

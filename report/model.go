@@ -69,6 +69,17 @@ type DirStats struct {
 	// IOPS holds one IOPS sample per 500 ms window, operations/s (fio
 	// iops_min/iops_max/iops_mean/iops_stddev/iops_samples).
 	IOPS Samples
+	// Prios are the completion latencies (total latencies when the job
+	// has lat_percentiles) per I/O priority, in fio's order: the job's
+	// own priority first. The reports show them (fio's "clat prio C/L"
+	// lines, JSON "prios") when at least two have samples.
+	Prios []PrioLat
+}
+
+// PrioLat is the latency of a direction's I/Os of one priority.
+type PrioLat struct {
+	Prio uint16 // Linux's ioprio value: class << 13 | level
+	Lat  *Latency
 }
 
 // BSRange is the block size range of one direction, in bytes, as fio's
@@ -171,9 +182,22 @@ type JobStats struct {
 	SyncOps *SyncStats
 	// Error is the job's error number (errno), 0 on success.
 	Error int
-	// ErrorText, when Error != 0 and it is not empty, is printed after the
-	// number as fio does: "err= 5 (<ErrorText>)".
+	// ErrorText, when Error != 0, is printed after the number as fio
+	// does: "err= 5 (<ErrorText>)" (empty parentheses when it is empty).
 	ErrorText string
+	// ErrorContinued says Error is the first of the errors the job went
+	// on after (continue_on_error), not one that stopped it: fio reports
+	// it, yet exits 0 for the job.
+	ErrorContinued bool
+	// ContinueOnError says the job had continue_on_error or ignore_error:
+	// the reports then add fio's "errors : total=N, first_error=E/<text>"
+	// line, JSON total_err and first_error, and two terse fields.
+	ContinueOnError bool
+	// TotalErr is fio's total_err: the errors counted under
+	// continue_on_error (those the job went on after, and one of a
+	// covered type that stopped it). FirstError is the first one's errno.
+	TotalErr   uint64
+	FirstError int
 	// Elapsed is JSON "elapsed": as fio prints it, the run's time so far
 	// in whole seconds rounded up, the same for every job (fio counts from
 	// its start, blkq from the run's).
@@ -204,6 +228,9 @@ type JobStats struct {
 	SubmitHist [NumDepthBuckets]uint64
 	// CompleteHist is SubmitHist for completions (reap calls).
 	CompleteHist [NumDepthBuckets]uint64
+	// SteadyState is the job's steady state detection (ss_dur); nil
+	// without one.
+	SteadyState *SteadyState
 	// Blkq are blkq's extra measurements; nil prints none.
 	Blkq *BlkqJobStats
 	// Percentiles says which latency percentiles the reports print, at
@@ -385,6 +412,10 @@ type Run struct {
 	// each is printed as a "blkq: <note>" line after "Starting N
 	// processes" and listed in JSON "blkq_ignored".
 	Ignored []string
+	// TerseVersion is the version of the terse output [Write] writes
+	// (fio's --terse-version, one of [TerseVersions]); 0 is fio's
+	// default, [TerseVersion].
+	TerseVersion int
 }
 
 // PageCacheStats is the page cache's write-back over a run, in 4 KiB pages.

@@ -154,7 +154,7 @@ func writeJobBlock(w *bufio.Writer, u unit, g *GroupStats, now string) {
 		return
 	}
 	errs := fmt.Sprintf("%2d", j.Error)
-	if j.Error != 0 && j.ErrorText != "" {
+	if j.Error != 0 {
 		errs += " (" + j.ErrorText + ")"
 	}
 	fmt.Fprintf(w, "%s: (groupid=%d, jobs=%d): err=%s: pid=%d: %s\n", j.Name, j.GroupID, u.jobs, errs, j.PID, now)
@@ -193,8 +193,14 @@ func writeJobBlock(w *bufio.Writer, u unit, g *GroupStats, now string) {
 		j.Read.IOs, j.Write.IOs, j.Trim.IOs, syncs,
 		j.Read.Short, j.Write.Short, j.Trim.Short,
 		j.Read.Dropped, j.Write.Dropped, j.Trim.Dropped)
+	if j.ContinueOnError {
+		fmt.Fprintf(w, "     errors    : total=%d, first_error=%d/<%s>\n", j.TotalErr, j.FirstError, Strerror(j.FirstError))
+	}
 	if j.IODepth > 0 {
 		fmt.Fprintf(w, "     latency   : target=0, window=0, percentile=100.00%%, depth=%d\n", j.IODepth)
+	}
+	if j.SteadyState != nil {
+		writeSteadyStateNormal(w, j.SteadyState)
 	}
 	if j.Blkq != nil {
 		b := j.Blkq.effective()
@@ -244,6 +250,7 @@ func writeDirStatus(w *bufio.Writer, j *JobStats, d Dir, agg uint64) {
 		w.WriteString(latLine(" lat", ds.Lat))
 	}
 	po := j.percentileOptions()
+	writePrioLatLines(w, ds, po)
 	if po.Slat && !j.Sync && ds.Slat.Count() > 0 {
 		w.WriteString(percentileBlock("slat", ds.Slat, po))
 	}
@@ -253,6 +260,7 @@ func writeDirStatus(w *bufio.Writer, j *JobStats, d Dir, agg uint64) {
 	if po.Lat && ds.Lat.Count() > 0 {
 		w.WriteString(percentileBlock("lat", ds.Lat, po))
 	}
+	writePrioPercentiles(w, ds, po)
 	if ds.BW.N() > 0 {
 		mn, mx := uint64(max(ds.BW.Min(), 0)), uint64(max(ds.BW.Max(), 0))
 		mean, dev := ds.BW.Mean(), ds.BW.Stddev()

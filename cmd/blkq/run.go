@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/blkq-dev/blkq/engine"
 	"github.com/blkq-dev/blkq/sim/cpu"
@@ -48,6 +49,18 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 		return err
 	}
 	opt.RuntimeCap = f.runtimeCap
+	if f.statusIntervalText != "" {
+		d, err := fio.ParseTime(f.statusIntervalText)
+		if err != nil || d < time.Millisecond {
+			return usagef("--status-interval=%.40s: want a time of at least 1ms, such as 1 (seconds), 500ms or 1m", f.statusIntervalText)
+		}
+		f.statusInterval = d
+	}
+	opt.BandwidthLog = f.bwLog
+	opt.VerifyStateDir = f.auxPath
+	if f.auxPath == "" {
+		return usagef("--aux-path=: want a directory (the default is the working directory, .)")
+	}
 	status, err := f.statusWriter(stdout)
 	if err != nil {
 		return err
@@ -92,6 +105,10 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 		opt.Progress = stdout
 	}
 	opt.Stop = in.Stop()
+	reps := &reports{f: f, stdout: stdout}
+	if f.statusInterval > 0 {
+		opt.StatusInterval, opt.OnStatus = f.statusInterval, reps.status
+	}
 	// Several job files make one run, as with fio: their jobs run
 	// together (each file's groups numbered after the previous file's).
 	jf := jobFiles[0]
@@ -123,7 +140,10 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 	if res.Verified > 0 && f.warnings {
 		fmt.Fprintf(stderr, "blkq: verified %d sectors written by the run: all hold what was written\n", res.Verified)
 	}
-	if err := f.writeReport(stdout, res.Run); err != nil {
+	if reps.err != nil {
+		return fmt.Errorf("--status-interval: %w", reps.err)
+	}
+	if err := reps.write(res.Run, true); err != nil {
 		return err
 	}
 	if traceErr != nil {
@@ -133,7 +153,7 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 	// As fio does, a run in which a job failed exits non-zero.
 	failed := 0
 	for _, js := range res.Run.Jobs {
-		if js.Error != 0 {
+		if js.Error != 0 && !js.ErrorContinued {
 			failed++
 		}
 	}

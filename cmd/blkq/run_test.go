@@ -57,8 +57,8 @@ func TestParseOnlyAndErrors(t *testing.T) {
 	if _, _, err := runCLI(t, "--parse-only", corpus+"tiobench-example.fio"); err != nil {
 		t.Fatalf("--parse-only on a corpus file: %v", err)
 	}
-	_, errOut, err := runCLI(t, "--parse-only", corpus+"cmdprio-percentage.fio")
-	if err != nil || !strings.Contains(errOut, `ignoring option "cmdprio_percentage"`) {
+	_, errOut, err := runCLI(t, "--parse-only", corpus+"enospc-pressure.fio")
+	if err != nil || strings.Count(errOut, `ignoring option "fallocate"`) != 1 {
 		t.Fatalf("ignored option not reported once by name: err=%v stderr=%q", err, errOut)
 	}
 	_, _, err = runCLI(t, "--parse-only", corpus+"nbd.fio")

@@ -7,7 +7,8 @@ package fio
 // issues, and blkq issues the same I/O with or without them; so, unlike
 // the other options blkq does not model (which change what fio would
 // issue or report), they are ignored without a word unless the user asks
-// (blkq run --warnings). README "Options blkq ignores" lists them.
+// (blkq run --warnings). So is flow_watermark, which fio 3.33 itself
+// accepts and ignores. README "Options blkq ignores" lists them.
 var inertOptions = map[string]bool{
 	// CPU and NUMA placement.
 	"cpus_allowed": true, "cpumask": true, "cpus_allowed_policy": true,
@@ -21,9 +22,19 @@ var inertOptions = map[string]bool{
 	"clocksource": true, "gtod_reduce": true,
 	// Who submits the I/O and who verifies it: the same I/O either way.
 	"io_submit_mode": true, "verify_async": true,
+	// The tiobench and act profiles' own options: fio 3.33 takes them in
+	// any job but they act only with profile= (itself not modelled, so
+	// reported), which blkq's I/O then does not follow. threads=1 (in
+	// fio's steadystate.fio) is one of them, not the thread option.
+	"threads": true, "block": true, "numruns": true, "dir": true, "device-names": true,
+	"load": true, "test-duration": true, "threads-per-queue": true,
+	"read-req-num-512-blocks": true, "large-block-op-kbytes": true, "prep": true,
 	// io_uring's and the NVMe engines' polling and buffer registration.
 	"hipri": true, "fixedbufs": true, "registerfiles": true, "sqthread_poll": true,
 	"userspace_reap": true, "nonvectored": true,
+	// Deprecated: fio 3.33 takes it and does nothing with it (it says
+	// "Option flow_watermark is deprecated" on stdout).
+	"flow_watermark": true,
 }
 
 // Inert reports whether the ignored option cannot change the I/O blkq

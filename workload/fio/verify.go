@@ -47,8 +47,9 @@ type Verification struct {
 	Pattern        []byte
 	PatternOffsets []int
 	// StateSave, StateLoad are verify_state_save= and verify_state_load=
-	// (fio default save=1). blkq keeps no state file: a run verifies what
-	// it wrote, or with verify_only what the same job writes.
+	// (fio default save=1): a write job saves fio's verify state file when
+	// it ends, and a verify_only job loads it to verify only what had been
+	// written (engine/verifystate.go).
 	StateSave, StateLoad bool
 }
 
