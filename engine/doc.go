@@ -40,6 +40,10 @@
 //     what it issued (iologwrite.go). A job with read_iolog replays the
 //     iolog through the trace source (iologreplay.go).
 //
+// With Options.CPU (cpus.go) a simulated run also models the machine's
+// CPUs: each job's task is a thread of sim/cpu that needs a CPU for its
+// work, and its submissions, context switches and sections cost CPU time.
+//
 // Random choices draw from streams split off one sim.RNG per run, so a
 // seed gives the same run, byte for byte.
 package engine

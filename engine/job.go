@@ -66,6 +66,7 @@ type job struct {
 
 	free []*ioUnit
 	st   *jobStats
+	cpu  *jobCPU // its task's thread under the CPU model (cpus.go); nil without
 
 	submitted, ended int64 // bios, for the exactly-once check
 }
@@ -199,6 +200,9 @@ func endIO(b *blkq.Bio, err error) {
 // pump issues I/O while the job may: what its source has ready, through
 // its path, up to its depth.
 func (j *job) pump() {
+	if j.cpuPump() {
+		return // the CPU model: the task pumps on its CPU (cpus.go)
+	}
 	j.r.stopDue() // an interruption stops j: it issues nothing more
 	if !j.state.started() || j.state.ended() || j.main.asleep || j.state.paused() {
 		return
@@ -206,7 +210,7 @@ func (j *job) pump() {
 	q := j.r.q
 	plugged := false
 	submitted := 0
-	for j.inflight < j.depth && !j.state.stopping() && !j.state.draining() && !j.main.asleep {
+	for j.inflight < j.depth && !j.state.stopping() && !j.state.draining() && !j.main.asleep && !j.cpuStepDone(submitted) {
 		if j.state.syncDue() {
 			if j.inflight > 0 {
 				break // fsync waits for the writes before it
@@ -380,7 +384,7 @@ func (j *job) issueSync(end bool) {
 // scheduler latency, retries its allocation and, once it has a request,
 // submits what waited for it and goes on.
 func (j *job) wake(s *submitter, resume func() bool) {
-	j.r.exec.AfterFunc(j.r.wakeDelay(), func() {
+	j.afterWake(func() {
 		if !resume() {
 			return
 		}

@@ -55,6 +55,10 @@ func (r *runner) open(lay *layout) error {
 	if err := r.openQueue(lay.capacity, direct, true); err != nil {
 		return err
 	}
+	if err := r.openCPUs(); err != nil {
+		r.dev.Close()
+		return err
+	}
 	if file := strings.HasPrefix(r.opt.Device, "file:"); !file || !direct {
 		if err := r.openCache(lay, file); err != nil {
 			r.dev.Close()

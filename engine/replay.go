@@ -73,6 +73,9 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 	if opt.Device == "" {
 		opt.Device = "sim:hdd"
 	}
+	if err := checkReplayCPU(opt.CPU); err != nil {
+		return nil, err
+	}
 	if ro.Timing == "" {
 		ro.Timing = "trace"
 	}

@@ -78,6 +78,10 @@ type Options struct {
 	CachePages           int
 	DirtyBackgroundRatio float64
 	DirtyRatio           float64
+	// CPU turns on the model of the machine's CPUs (cpus.go) for a
+	// simulated run of fio jobs: CPUs 0, the default, leaves it off and
+	// the run as it always was.
+	CPU CPUOptions
 	// Stop, when closed, interrupts the run, as SIGINT interrupts fio:
 	// the jobs issue nothing more, the I/O in flight ends, dirty pages are
 	// written back, and Run returns the report of what ran, with
@@ -122,6 +126,9 @@ type Result struct {
 	// Interrupted reports that Options.Stop ended the run before its
 	// jobs (or the trace's records) were done.
 	Interrupted bool
+	// CPU are the run's totals under the CPU model (Options.CPU); nil
+	// without it.
+	CPU *CPUStats
 }
 
 type runner struct {
@@ -159,6 +166,7 @@ type runner struct {
 	interrupted bool        // the executor has seen stopReq and stopped the jobs
 	onInterrupt func()      // what the interruption does (stop.go)
 	logs        *runLogs    // the jobs' open log files (fiolog.go)
+	cpus        *cpuModel   // the CPU model (cpus.go); nil without
 	stateErrs   []string    // verify state files that could not be written
 
 	flows        map[int32]*flow // by flow_id (flow.go)
@@ -233,6 +241,9 @@ func planRun(jf *fio.JobFile, opt Options) (*runner, *layout, error) {
 	if opt.Device == "" {
 		opt.Device = defaultDevice(jf)
 	}
+	if err := opt.CPU.check(opt.Device); err != nil {
+		return nil, nil, err
+	}
 	r := newRunner(opt)
 	r.jf = jf
 	if err := CheckEngines(jf); err != nil {
@@ -294,6 +305,7 @@ func (r *runner) execute(res *Result) error {
 	r.disk.Flush(end)
 	res.Elapsed = time.Duration(end)
 	res.Interrupted = r.interrupted
+	res.CPU = r.cpuStats()
 	res.Disk = *r.disk // before the read-back check below adds its reads
 	res.Run = r.report(end)
 	if c := r.cache; c != nil {

@@ -265,6 +265,13 @@ func combine(jobs []*JobStats) *JobStats {
 			blkq.FrontMerges += e.FrontMerges
 			blkq.RequestsIssued += e.RequestsIssued
 			blkq.RequestBytes += e.RequestBytes
+			if c := b.CPU; c != nil {
+				if blkq.CPU == nil {
+					blkq.CPU = &CPUJobStats{CPUs: c.CPUs}
+				}
+				blkq.CPU.Wakeups += c.Wakeups
+				accumulate(&blkq.CPU.RunDelay, c.RunDelay)
+			}
 		}
 	}
 	if blkq != nil {

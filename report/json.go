@@ -409,6 +409,13 @@ func jobJSON(j *JobStats, g *GroupStats, plus bool) *jobj {
 		x.add("request_bytes", b.RequestBytes)
 		x.add("avg_request_bytes", jfloat(b.AvgRequestBytes()))
 		x.add("cpu_measured", j.CPUMeasured)
+		if c := b.CPU; c != nil {
+			dmax, d99 := c.RunDelay.Max(), c.RunDelay.Percentile(99) // nil-safe
+			x.add("cpu_modelled_cpus", c.CPUs)
+			x.add("task_wakeups", c.Wakeups)
+			x.add("wakeup_latency_max_ns", dmax)
+			x.add("wakeup_latency_p99_ns", d99)
+		}
 		o.add("blkq", x)
 	}
 	return o

@@ -216,7 +216,8 @@ type JobStats struct {
 	// CPUMeasured tells that UsrCPU, SysCPU, Ctx, MajFlt and MinFlt were
 	// measured (getrusage). When false they are not measurements: the
 	// text report adds "  blkq     : cpu not measured (...)" after the
-	// job's blkq lines and JSON's "blkq" object has "cpu_measured": false.
+	// job's blkq lines and JSON's "blkq" object has "cpu_measured": false,
+	// unless Blkq.CPU says they were modelled.
 	CPUMeasured bool
 	// IODepthHist counts I/Os by the depth at which they were submitted,
 	// indexed by [DepthBucket] (fio's "IO depths" line).
@@ -315,6 +316,24 @@ type BlkqJobStats struct {
 	RequestsIssued uint64
 	// RequestBytes is the total size of the requests dispatched, bytes.
 	RequestBytes uint64
+	// CPU are the figures of blkq's CPU model (engine Options.CPU), nil
+	// without it. Under the model the job's SysCPU and Ctx are modelled
+	// too: its task's CPU time and context switches.
+	CPU *CPUJobStats
+}
+
+// CPUJobStats are a job's figures under blkq's model of the machine's
+// CPUs (package sim/cpu).
+type CPUJobStats struct {
+	// CPUs is the number of CPUs the run modelled.
+	CPUs int
+	// Wakeups counts the times the job's task was woken (for a request,
+	// an I/O's completion, the end of a thinktime), beside Sleeps and
+	// Wakeups of request allocation.
+	Wakeups uint64
+	// RunDelay is the distribution of its wake-up latencies, ns: from a
+	// wake-up to the task running on a CPU, its context switch included.
+	RunDelay *Latency
 }
 
 // AvgRequestBytes returns RequestBytes / RequestsIssued, 0 when no request

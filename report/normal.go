@@ -208,7 +208,11 @@ func writeJobBlock(w *bufio.Writer, u unit, g *GroupStats, now string) {
 			b.Sleeps, b.Wakeups, b.Waits, nsToMs(b.WaitMax), nsToMs(b.WaitP99), nsToMs(b.WaitTotal), b.DroppedReadAhead)
 		fmt.Fprintf(w, "  blkq     : merges back=%d front=%d, requests=%d, avg request=%.1fKiB\n",
 			b.BackMerges, b.FrontMerges, b.RequestsIssued, fin(b.AvgRequestBytes()/1024))
-		if !j.CPUMeasured {
+		switch c := b.CPU; {
+		case c != nil:
+			dmax, d99 := c.RunDelay.Max(), c.RunDelay.Percentile(99) // nil-safe
+			fmt.Fprintf(w, "  blkq     : cpu modelled, cpus=%d: task wakeups=%d, wake-up latency max=%sms p99=%sms\n", c.CPUs, c.Wakeups, nsToMs(dmax), nsToMs(d99))
+		case !j.CPUMeasured:
 			w.WriteString("  blkq     : cpu not measured: a simulated device runs on virtual time; the cpu line's figures are not measurements\n")
 		}
 	}

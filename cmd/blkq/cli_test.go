@@ -332,8 +332,33 @@ func TestEveryRunFlagChangesTheRun(t *testing.T) {
 			fi, err := os.Stat(filepath.Join(dir, "r.blktrace.0"))
 			return w.err == nil && err == nil && fi.Size() > 0 && w.out == b.out
 		}},
+		"cpus": {base: capped, with: with("--cpus=1"), ok: func(w, b outcome) bool {
+			return differs(w, b) && strings.Contains(w.out, `"cpu_modelled_cpus" : 1`) && !strings.Contains(b.out, "cpu_modelled")
+		}},
+		"cpu":  {base: with("--cpus=1"), with: with("--cpus=1", "--cpu", "submit=1ms"), ok: differs},
 		"help": helpCase("run"),
 	})
+}
+
+// TestRunRefusesBadCPUFlags: --cpus on a device with real CPUs, --cpu
+// without --cpus or with a bad setting are usage errors naming the flag.
+func TestRunRefusesBadCPUFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--cpus=-1"}, "--cpus=-1: want 1 to 1024"},
+		{[]string{"--cpus=1", "--device=null"}, "simulated devices"},
+		{[]string{"--cpu", "submit=1us"}, "needs --cpus N"},
+		{[]string{"--cpus=1", "--cpu", "submit"}, "want NAME=VALUE"},
+		{[]string{"--cpus=1", "--cpu", "submit=fast"}, "--cpu submit=fast: want a duration"},
+		{[]string{"--cpus=1", "--cpu", "turbo=1"}, `unknown CPU setting "turbo"`},
+	} {
+		o := runOutcome("run", tc.args, nil, []string{"--runtime-cap=1s"})
+		if o.err == nil || !isUsage(o.err) || !strings.Contains(o.err.Error(), tc.want) || o.out != "" {
+			t.Errorf("run %v: %v; want a usage error %q and no report", tc.args, o.err, tc.want)
+		}
+	}
 }
 
 // TestEveryExperimentAndTracePrintFlagDoesSomething: the same for

@@ -34,6 +34,8 @@ type cliFlags struct {
 	eta        string
 	maxJobs    int
 	warnings   bool
+	cpus       int      // run: the CPU model's CPUs (0: none)
+	cpuSets    []string // run: its costs, NAME=VALUE
 	bwLog      bool
 	auxPath    string
 	// --status-interval as given, and as a duration once checked.
@@ -84,7 +86,7 @@ func (f *cliFlags) given(name string) bool {
 var (
 	queueFlags      = []string{"device", "scheduler", "nr-requests", "nomerges", "alloc", "set"}
 	outputFlags     = []string{"output-format", "output", "trace", "minimal", "terse-version"}
-	runFlags        = append(append([]string{"seed", "size-cap", "runtime-cap", "parse-only", "section", "readonly", "eta", "max-jobs", "warnings", "bandwidth-log", "status-interval", "aux-path"}, queueFlags...), outputFlags...)
+	runFlags        = append(append([]string{"seed", "size-cap", "runtime-cap", "parse-only", "section", "readonly", "eta", "max-jobs", "warnings", "bandwidth-log", "status-interval", "aux-path", "cpus", "cpu"}, queueFlags...), outputFlags...)
 	replayFlags     = append(append([]string{"size-cap", "runtime-cap", "parse-only", "format", "timing", "speed", "iodepth", "time-unit", "strict", "kernel-merges", "compare"}, queueFlags...), outputFlags...)
 	experimentFlags = []string{"seed", "scale", "output-format", "print-jobs", "trace", "plot"}
 	latencyFlags    = []string{"duration", "interval", "writers", "dir", "cpu-hold"}
@@ -113,6 +115,8 @@ func newCLIFlags() *cliFlags {
 	fs.BoolVar(&f.warnings, "warnings", false, "also print, on stderr, the options ignored because they cannot mean anything on blkq's devices (CPU pinning, ...), notes on what blkq modelled as Linux does, and the data check of a file: device")
 	fs.IntVar(&f.maxJobs, "max-jobs", fio.MaxJobs, "refuse job files that define more jobs than this (numjobs clones counted), as fio --max-jobs limits them")
 
+	fs.IntVar(&f.cpus, "cpus", 0, "model `N` CPUs on a simulated device: tasks wait for one, and context switches, submissions and sections cost CPU time (docs/cpus.md; 0: no CPU model, blkq's default)")
+	fs.StringArrayVar(&f.cpuSets, "cpu", nil, "with --cpus, set a cost of the CPU model, `NAME=VALUE` (repeatable): context_switch=5us submit=50us timeslice=100ms section=8ms section_every=1 lock_break=100us")
 	fs.StringArrayVar(&f.sections, "section", nil, "run only the job section `NAME` (repeatable), as fio --section")
 	fs.BoolVar(&f.readonly, "readonly", false, "refuse jobs that write or trim, as fio --readonly")
 	fs.BoolVar(&f.bwLog, "bandwidth-log", false, "write fio's aggregate bandwidth logs agg-read_bw.log, agg-write_bw.log and agg-trim_bw.log (KiB/s of all jobs every 500 ms of the run's clock) in the working directory, as fio --bandwidth-log")

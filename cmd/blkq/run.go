@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/blkq-dev/blkq/engine"
+	"github.com/blkq-dev/blkq/sim/cpu"
 	"github.com/blkq-dev/blkq/workload/fio"
 	"github.com/spf13/cobra"
 )
@@ -209,6 +210,27 @@ func (f *cliFlags) options() (engine.Options, error) {
 			return opt, usagef("--set %.80q: want NAME=VALUE", s)
 		}
 		opt.Attrs = append(opt.Attrs, [2]string{k, v})
+	}
+	if f.cpus != 0 {
+		if f.cpus < 0 || f.cpus > cpu.MaxCPUs {
+			return opt, usagef("--cpus=%d: want 1 to %d (0, the default, models no CPUs)", f.cpus, cpu.MaxCPUs)
+		}
+		if d := f.device; d == "null" || strings.HasPrefix(d, "file:") {
+			return opt, usagef("--cpus=%d: the CPU model runs on simulated devices (sim:hdd, sim:ssd) only; on %s the CPUs are the machine's own", f.cpus, d)
+		}
+		opt.CPU = engine.DefaultCPUOptions(f.cpus)
+	}
+	for _, s := range f.cpuSets {
+		k, v, ok := strings.Cut(s, "=")
+		switch {
+		case f.cpus == 0:
+			return opt, usagef("--cpu %.80q: needs --cpus N", s)
+		case !ok || k == "":
+			return opt, usagef("--cpu %.80q: want NAME=VALUE", s)
+		}
+		if err := opt.CPU.Set(k, v); err != nil {
+			return opt, usagef("--cpu %.80s", err)
+		}
 	}
 	// --scheduler, --alloc and --set: fail now, not after reading the input.
 	if err := engine.CheckQueueOptions(opt); err != nil {

@@ -15,7 +15,7 @@ var inertOptions = map[string]bool{
 	"numa_cpu_nodes": true, "numa_mem_policy": true, "gtod_cpu": true,
 	"verify_async_cpus": true, "log_compression_cpus": true, "sqthread_poll_cpu": true,
 	// The process: priority, identity, control group, memory.
-	"nice": true, "uid": true, "gid": true, "cgroup": true, "cgroup_weight": true,
+	"uid": true, "gid": true, "cgroup": true, "cgroup_weight": true,
 	"cgroup_nodelete": true, "lockmem": true, "hugepage-size": true,
 	"iomem": true, "mem": true, "iomem_align": true, "mem_align": true,
 	// fio's own clock: how it reads the time, and how often.

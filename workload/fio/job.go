@@ -220,6 +220,10 @@ type Job struct {
 	// ThinkTimeSpin is the part of ThinkTime spent busy rather than
 	// asleep (thinktime_spin=, microseconds without a unit).
 	ThinkTimeSpin time.Duration
+	// Nice is nice= (-20 to 19, fio's default 0): the job's CPU priority,
+	// which only blkq's CPU model (engine Options.CPU) gives a meaning;
+	// without it no CPU is shared.
+	Nice int
 	// ThinkTimeBlocksType is thinktime_blocks_type=: "complete" (fio's
 	// default: count completed I/Os) or "issue" (count issued ones).
 	ThinkTimeBlocksType string

@@ -37,7 +37,7 @@ var knownOptions = []string{
 	"lockfile", "lockmem", "log_alternate_epoch", "log_alternate_epoch_clock_id", "log_avg_msec",
 	"log_compression", "log_entries", "log_hist_coarseness", "log_hist_msec", "log_max_value",
 	"log_offset", "log_prio", "log_store_compressed", "log_unix_epoch", "max_latency", "max_open_zones",
-	"mem", "mem_align", "merge_blktrace_file", "merge_blktrace_iters", "merge_blktrace_scalars", "nice",
+	"mem", "mem_align", "merge_blktrace_file", "merge_blktrace_iters", "merge_blktrace_scalars",
 	"numruns", "opendir", "openfiles", "overwrite", "per_job_logs", "percentage_random",
 	"percentage_sequential", "percentile_list", "pre_read", "profile",
 	"read-req-num-512-blocks", "read_beyond_wp", "read_iolog",

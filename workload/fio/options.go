@@ -97,6 +97,9 @@ var modelled = []struct {
 		// clones than MaxJobs fail there too.
 		return setInt(&j.NumJobs, c, 1, MaxJobs)
 	}}, nil},
+	{optSpec{name: "nice", scalar: true, set: func(j *Job, c *optCtx) error {
+		return setInt(&j.Nice, c, -20, 19) // fio 3.33's bounds
+	}}, nil},
 	{optSpec{name: "iodepth", scalar: true, set: func(j *Job, c *optCtx) error {
 		return setInt(&j.IODepth, c, 1, math.MaxInt32)
 	}}, nil},

@@ -532,6 +532,21 @@ func TestDistributionOptions(t *testing.T) {
 	}
 }
 
+// TestNice: nice= parses into Job.Nice, inherited from [global], fio's
+// default 0; it is modelled (not recorded as ignored).
+func TestNice(t *testing.T) {
+	jf := parseString(t, "[global]\nnice=-20\n[a]\n[b]\nnice=19\n", nil)
+	if a, b := jf.Jobs[0], jf.Jobs[1]; a.Nice != -20 || b.Nice != 19 {
+		t.Fatalf("nice %d and %d, want -20 and 19", a.Nice, b.Nice)
+	}
+	if len(jf.Ignored) != 0 {
+		t.Fatalf("ignored %v", jf.Ignored)
+	}
+	if jf := parseString(t, "[a]\n", nil); jf.Jobs[0].Nice != 0 {
+		t.Fatalf("default nice %d", jf.Jobs[0].Nice)
+	}
+}
+
 // TestFlowOptions: flow, flow_id and flow_sleep as fio 3.33 stores them
 // (fio's defaults 0): flow is a C int of at most 1000 kept unsigned, so
 // -1 is 2^32-1, and of "-N" fio checks N too (-1001 fails, with fio's
