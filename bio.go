@@ -18,6 +18,13 @@ type Bio struct {
 	Sector  uint64 // first sector (512 bytes)
 	Sectors uint32 // length in sectors; 0 for a flush
 
+	// Prio is the bio's I/O priority, as Linux's bi_ioprio: class << 13
+	// | level (class 1 real-time, 2 best-effort, 3 idle; level 0, the
+	// highest, to 7); 0 for none. Only bios of one priority merge (as
+	// Linux's blk_rq_merge_ok requires); the schedulers do not yet act
+	// on it.
+	Prio uint16
+
 	// Buf holds the data for real devices (len = Sectors*512); nil on
 	// simulated devices. A non-nil Buf of any other length is a malformed
 	// bio (ErrBadBio), as is one on a flush.

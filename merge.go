@@ -69,10 +69,10 @@ func (q *Queue) hashFind(sector uint64, op Op) *Request {
 	return nil
 }
 
-// bioMergeOK reports whether b may join rq (either end), size and flags
-// permitting.
+// bioMergeOK reports whether b may join rq (either end), size, flags and
+// priority permitting.
 func (q *Queue) bioMergeOK(rq *Request, b *Bio) bool {
-	return rq.mergeable() && rq.Op == b.Op && rq.Sectors+b.Sectors <= q.cfg.MaxSectors
+	return rq.mergeable() && rq.Op == b.Op && rq.Prio == b.Prio && rq.Sectors+b.Sectors <= q.cfg.MaxSectors
 }
 
 // elvMerge tries the one-hit cache, the hash and the elevator's front
@@ -149,7 +149,7 @@ func (q *Queue) frontMerge(rq *Request, b *Bio) {
 
 func (q *Queue) requestsMergeOK(rq, next *Request) bool {
 	return rq.state == rqQueued && next.state == rqQueued && rq.mergeable() && next.mergeable() &&
-		rq.Op == next.Op && rq.Sectors+next.Sectors <= q.cfg.MaxSectors
+		rq.Op == next.Op && rq.Prio == next.Prio && rq.Sectors+next.Sectors <= q.cfg.MaxSectors
 }
 
 // mergeRequests moves next's bios to the end of rq (rq.end() ==

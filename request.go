@@ -12,6 +12,7 @@ type Request struct {
 	Sector  uint64 // first sector
 	Sectors uint32 // length in sectors
 	NrBios  int    // bios carried
+	Prio    uint16 // I/O priority of its bios (Bio.Prio)
 
 	Task *Task // the task that allocated it (for tracing)
 

@@ -488,3 +488,39 @@ func TestNewRefusesNilQueue(t *testing.T) {
 		t.Fatalf("New(nil) = %v, %v; want an error naming the nil queue", c, err)
 	}
 }
+
+// TestInvalidateRangeDropsOnlyItsPages: StartInvalidateRange drops the
+// clean buffers of the pages its byte range touches and keeps the rest
+// (POSIX_FADV_DONTNEED over a file's range): reading the range again
+// reads its pages from the device, the others come from the cache.
+func TestInvalidateRangeDropsOnlyItsPages(t *testing.T) {
+	path := makeDisk(t, 64)
+	q, _ := openQueue(t, path, nil)
+	c, err := New(q, Config{Pages: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	buf := make([]byte, 16*PageSize)
+	if _, err := c.ReadAt(buf, 0); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan InvalidateResult, 1)
+	c.StartInvalidateRange(4*PageSize+100, 3*PageSize, func(r InvalidateResult) { done <- r }) // touches pages 4-7
+	if r := <-done; r.Dropped != 4 || c.Stats().Invalidated != 4 {
+		t.Fatalf("dropped %d (%d in the stats); want pages 4-7", r.Dropped, c.Stats().Invalidated)
+	}
+	before := c.Stats().PagesRead
+	if _, err := c.ReadAt(buf[:PageSize], 3*PageSize); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Stats().PagesRead - before; got != 0 {
+		t.Errorf("page 3, outside the range, was read from the device (%d pages)", got)
+	}
+	if _, err := c.ReadAt(buf[:PageSize], 5*PageSize); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Stats().PagesRead - before; got != 1 {
+		t.Errorf("page 5, inside the range: %d pages read from the device; want 1", got)
+	}
+}

@@ -1,6 +1,8 @@
 package bcache
 
 import (
+	"math"
+
 	"github.com/blkq-dev/blkq"
 )
 
@@ -238,12 +240,14 @@ func (w *lockWaiter) acquire(c *Cache, resume func(), waited *int) (b *buffer, w
 
 // invOp is one Invalidate.
 type invOp struct {
-	c     *Cache
-	r     InvalidateResult
-	aside blist
-	lw    lockWaiter
-	walks [2]*walk
-	done  func(InvalidateResult)
+	c      *Cache
+	r      InvalidateResult
+	aside  blist
+	lw     lockWaiter
+	walks  [2]*walk
+	lo, hi int64 // the pages it drops: [lo, hi]
+	nowait bool  // leave locked buffers (a range's): do not wait for them
+	done   func(InvalidateResult)
 }
 
 // StartInvalidate drops the clean buffers (invalidate_bdev, the second half
@@ -254,13 +258,33 @@ type invOp struct {
 // write-back are kept. It terminates while others keep reading and
 // writing: it visits only the buffers present when it started.
 func (c *Cache) StartInvalidate(done func(InvalidateResult)) {
-	o := &invOp{c: c, done: done}
+	c.startInvalidate(&invOp{c: c, done: done, lo: 0, hi: math.MaxInt64})
+}
+
+// StartInvalidateRange drops the clean, unlocked buffers of the pages
+// that bytes [off, off+n) touch and calls done: POSIX_FADV_DONTNEED over
+// a file's range (fio's invalidate of a job's file), whose
+// invalidate_mapping_pages leaves locked pages alone rather than wait for
+// them. It walks every clean buffer, as StartInvalidate does, and keeps
+// those outside the range and those locked.
+func (c *Cache) StartInvalidateRange(off, n int64, done func(InvalidateResult)) {
+	o := &invOp{c: c, done: done, lo: off / PageSize, hi: (off + max(n, 1) - 1) / PageSize, nowait: true}
+	if off+n < off { // to the end
+		o.hi = math.MaxInt64
+	}
+	c.startInvalidate(o)
+}
+
+func (c *Cache) startInvalidate(o *invOp) {
 	o.aside.init()
 	c.lock()
 	o.r.PagesAtStart = c.nrPages
 	c.unlock()
 	// 1. The clean list: drop unlocked buffers, move locked ones aside.
 	o.walks[0] = &walk{src: &c.clean, aside: &o.aside, visit: func(b *buffer) verdict {
+		if b.page < o.lo || b.page > o.hi || b.locked && o.nowait {
+			return vKeep
+		}
 		if b.locked {
 			c.st.MovedAside++
 			return vAside

@@ -67,7 +67,8 @@ type aioState struct {
 	// A reap's wait submits the engine's queue without it (td_io_getevents
 	// calls the engine's commit itself), so the two part.
 	ioQueued int
-	pumped   int // a replay: records submitted by this pump, counted as one submit call
+	pumped   int   // a replay: records submitted by this pump, counted as one submit call
+	bios     int64 // bios handed to the job's path (the CPU model's count of submissions)
 
 	// The commit under way: its units, the next to submit, and the
 	// current submit call [callStart, callEnd), plugged or not. It stays
@@ -147,6 +148,7 @@ func (j *job) queueIO(u *ioUnit) {
 		j.st.submitDepth(j.now(), j.inflight, 1)
 		u.queued = j.now()
 		a.pumped++
+		a.bios++
 		if u.sub.asleep {
 			// A replay's record whose task sleeps: it waits for it, in order.
 			u.sub.waiting = append(u.sub.waiting, u)
@@ -162,6 +164,7 @@ func (j *job) queueIO(u *ioUnit) {
 		j.st.submitBatch(j.now(), 1)
 		j.st.completeBatch(j.now(), 1)
 		u.queued = j.now()
+		a.bios++
 		if !j.path.submit(u) {
 			return
 		}
@@ -199,7 +202,8 @@ func (j *job) submitQueued() {
 
 // submitCalls makes the commit's submit calls from a.next on. It returns
 // early when the job's task sleeps for a request, still plugged as Linux
-// leaves it inside io_submit; the wake-up (job.wake) calls it again.
+// leaves it inside io_submit (the wake-up, job.wake, calls it again), and
+// under the CPU model after each bio (the next step goes on: pump).
 func (j *job) submitCalls() {
 	a := &j.aio
 	for {
@@ -223,8 +227,9 @@ func (j *job) submitCalls() {
 		}
 		u := a.inCall[a.next]
 		a.next++
-		if !j.path.submit(u) {
-			return
+		a.bios++
+		if !j.path.submit(u) || j.cpuStepping() {
+			return // asleep; or the CPU model, one bio per step (cpus.go)
 		}
 	}
 	clear(a.inCall)

@@ -49,7 +49,9 @@ func (r *runner) openCache(lay *layout, withData bool) error {
 		DirtyRatio: r.opt.DirtyRatio, NoData: !withData, NoLockTiming: r.simulated}
 	if r.simulated {
 		cfg.CopyNsPerKiB = CopyNsPerKiB
-		cfg.Schedule = func(f func()) { r.exec.AfterFunc(r.wakeDelay(), f) }
+		if r.cpus == nil { // with the CPU model the jobs' clients wake on their threads (cpus.go)
+			cfg.Schedule = func(f func()) { r.exec.AfterFunc(r.wakeDelay(), f) }
+		}
 	}
 	c, err := bcache.New(r.q, cfg)
 	if err != nil {
@@ -91,7 +93,9 @@ type cachePath struct {
 }
 
 func (r *runner) newCachePath(j *job) *cachePath {
-	p := &cachePath{j: j, c: r.cache, cl: r.cache.NewClient(blkq.NewTask(j.pid, j.name))}
+	t := blkq.NewTask(j.pid, j.name)
+	p := &cachePath{j: j, c: r.cache, cl: r.cache.NewClient(t)}
+	j.cpuClient(t)
 	if j.gen != nil {
 		seen := map[*bcache.File]bool{}
 		for _, f := range j.gen.files {

@@ -30,7 +30,10 @@ func TestCorpusCapped(t *testing.T) {
 	// and a few µs of real CPU: steadystate.fio's four random readers made
 	// 8 million I/Os in 2 s, 30 s of CPU, ten minutes under -race. At
 	// 100 ms both of its groups still run (writes, then reads from the
-	// disk) before the cache is warm.
+	// disk) before the cache is warm. Steady state does not end it
+	// sooner: its ss_ramp+ss_dur (15 s and 40 s) outlast any cap here;
+	// TestSteadyStateCorpusEndsEarly runs it whole, uncapped (128 MiB
+	// regions, so the reads miss the cache: 2 s of CPU).
 	shortRuntimeCap := map[string]time.Duration{
 		"steadystate.fio": 100 * time.Millisecond,
 	}

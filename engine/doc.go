@@ -24,19 +24,28 @@
 //     (gen.go; random ones in randgen.go, with randmap.go, lfsr.go and
 //     distrib.go) under rate limits (rate.go), or a trace's records
 //     (replay.go, read as a stream within a bounded window by
-//     replaysource.go). Its thinktime is think.go.
+//     replaysource.go). Its thinktime is think.go, its flow control
+//     (flow=, flow_id) flow.go.
 //   - Its path (path.go), chosen once when the job is made, takes each
 //     I/O to the device: straight to the queue, or, buffered, through the
 //     run's page cache, bcache's core, on every device (cache.go).
 //   - A job with verify= (verify.go) writes fio's verify blocks
 //     (verifyhdr.go) and reads them back through its path, checking
-//     each, as fio does.
+//     each, as fio does. On a file, what other writes hold is the buffer
+//     options' (bufdata.go) or the run's checked pattern (data.go).
+//   - A job's files are set up as fio's are (filesetup.go): allocated
+//     (fallocate) when the run lays them out, dropped from the page
+//     caches (invalidate) when the job starts; fill_device ends at ENOSPC.
 //   - The queue (package blkq) completes the bio; its EndIO (job.go)
 //     brings the completion back to the job on the executor.
 //   - A job's stats (stats.go) feed its fio logs: bw, iops, lat, slat,
 //     clat (fiolog.go), the clat histogram (fiohist.go) and the iolog of
 //     what it issued (iologwrite.go). A job with read_iolog replays the
 //     iolog through the trace source (iologreplay.go).
+//
+// With Options.CPU (cpus.go) a simulated run also models the machine's
+// CPUs: each job's task is a thread of sim/cpu that needs a CPU for its
+// work, and its submissions, context switches and sections cost CPU time.
 //
 // Random choices draw from streams split off one sim.RNG per run, so a
 // seed gives the same run, byte for byte.

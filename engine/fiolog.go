@@ -10,7 +10,6 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/report"
-	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // fio's per-job logs (write_bw_log, write_iops_log, write_lat_log; the
@@ -129,7 +128,7 @@ type jobLogs struct {
 	bw, iops             *sampleLog
 	hist                 *histLog
 	iolog                *iologWriter
-	prio                 uint32    // the job's ioprio value (class << 13 | level)
+	prio                 uint32    // the logged I/O's ioprio value (class << 13 | level)
 	win                  blkq.Time // bw/iops: the averaging window, 0: per I/O
 	winEnd               blkq.Time // bw/iops: end of the current window
 	cur, next            winCount  // bw/iops: the current window's, and after its end
@@ -159,7 +158,7 @@ func (r *runner) newJobLogs(j *job) (*jobLogs, error) {
 	if r.logs == nil {
 		r.logs = &runLogs{}
 	}
-	jl := &jobLogs{rl: r.logs, offsetCol: o.Offset, prioValue: o.Prio, prio: ioprioOf(j.spec), files: r.iologFiles(j)}
+	jl := &jobLogs{rl: r.logs, offsetCol: o.Offset, prioValue: o.Prio, files: r.iologFiles(j)}
 	num := j.index + 1
 	mk := func(on bool, prefix, kind string) (*sampleLog, error) {
 		if !on {
@@ -209,32 +208,6 @@ func (r *runner) newJobLogs(j *job) (*jobLogs, error) {
 	return jl, nil
 }
 
-// ioprioOf is the job's I/O priority as fio's ioprio value: prioclass
-// << 13 | prio, class best-effort (2) when only prio is given; 0 when
-// neither is (fio's io_u then has no priority).
-func ioprioOf(spec *fio.Job) uint32 {
-	class, level, set := -1, 0, false
-	for _, o := range spec.Options {
-		switch o[0] {
-		case "prioclass":
-			if n, err := strconv.Atoi(o[1]); err == nil {
-				class, set = n, true
-			}
-		case "prio":
-			if n, err := strconv.Atoi(o[1]); err == nil {
-				level, set = n, true
-			}
-		}
-	}
-	if !set {
-		return 0
-	}
-	if class <= 0 {
-		class = 2
-	}
-	return uint32(class)<<13 | uint32(level)
-}
-
 // begin notes the job's start: time 0 of every line.
 func (jl *jobLogs) begin(start blkq.Time) {
 	jl.start = start
@@ -253,6 +226,7 @@ func (jl *jobLogs) completed(u *ioUnit, now blkq.Time, slat, clat, lat int64) {
 	d := rwt(u.bio.Op)
 	bytes := int64(u.bio.Sectors) << blkq.SectorShift
 	_, off := jl.fileOf(int64(u.bio.Sector) << blkq.SectorShift)
+	jl.prio = uint32(u.bio.Prio)
 	t := jl.ms(now)
 	jl.sampleWindows(now)
 	jl.lat.add(d, uint64(lat), bytes, off, t)

@@ -63,6 +63,7 @@ type fileRegion struct {
 	// part of (offset=, a shared filename): fsync covers all of it, and
 	// fio lets an I/O run past the region but not past the file.
 	fileBase, fileSize int64
+	ext                *extent // the file's extent (layout.go)
 
 	lastPos [3]int64 // per direction, the end of its last I/O, from fileBase (fio's last_pos)
 	zoneUse [3]int64 // bytes done in the current zone (zonemode=strided)

@@ -15,12 +15,14 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/device"
+	"github.com/blkq-dev/blkq/report"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // maxIOErrorLines bounds the io_u error lines a run keeps: each job stops
@@ -36,15 +38,8 @@ func errnoOf(err error) unix.Errno {
 	return unix.EIO
 }
 
-// strerror is the C library's text for e ("No space left on device"):
-// Go's, which is the same text without the capital.
-func strerror(e unix.Errno) string {
-	s := e.Error()
-	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
-		s = strings.ToUpper(s[:1]) + s[1:]
-	}
-	return s
-}
+// strerror is the C library's text for e ("No space left on device").
+func strerror(e unix.Errno) string { return report.Strerror(int(e)) }
 
 // errorText is the parenthesised detail of a job's err= field: fio's
 // verror without the source location ("func=io_u error, error=...").
@@ -56,12 +51,19 @@ func errorText(fn string, err error) string {
 	return fmt.Sprintf("func=%s, error=%v", fn, err)
 }
 
-// ioFailed records u's failure with err: the job's first error, and fio's
-// io_u error line.
+// ioFailed records u's failure with err: the job's first error (unless it
+// is a fill_device job's full device, filesetup.go), and fio's io_u error
+// line.
 func (r *runner) ioFailed(j *job, u *ioUnit, err error) {
-	if j.err == nil {
+	if j.err == nil && !j.filled(err) {
 		j.err, j.errFunc = err, "io_u error"
 	}
+	r.ioErrorLine(u, err)
+}
+
+// ioErrorLine adds fio's "fio: io_u error on file ..." line for u's err.
+func (r *runner) ioErrorLine(u *ioUnit, err error) {
+	j := u.j
 	if len(r.ioErrors) >= maxIOErrorLines {
 		r.ioErrorsLost++
 		return
@@ -85,6 +87,59 @@ func (r *runner) ioFailed(j *job, u *ioUnit, err error) {
 		cause = strerror(e)
 	}
 	r.ioErrors = append(r.ioErrors, fmt.Sprintf("fio: io_u error on file %s: %s: %s offset=%d, buflen=%d", r.dev.Name(), cause, dir, off, n))
+}
+
+// nonFatal are fio's non-fatal errors: those continue_on_error goes on
+// after when ignore_error lists none for the error's type.
+var nonFatal = []int{int(unix.EIO), int(unix.EILSEQ)}
+
+// errorType is fio's type of an error (td_error_type): a verify failure
+// whatever the direction, a read's, or a write's (also a trim's or a
+// sync's).
+func errorType(op blkq.Op, e unix.Errno) int {
+	switch {
+	case e == unix.EILSEQ:
+		return fio.ErrTypeVerify
+	case op == blkq.OpRead:
+		return fio.ErrTypeRead
+	}
+	return fio.ErrTypeWrite
+}
+
+// goesOn decides, as fio's continue_on_error and ignore_error do, whether
+// j goes on after an error err of an I/O op, and counts the error
+// (total_err, first_error) when continue_on_error covers its type: j goes
+// on if the errno is in its type's list. An error it goes on after is
+// reported as fio reports it: its io_u error line only with error_dump,
+// and, if it is the job's first, as the job's err= (with fio's text: the
+// sync engines' "func=xfer", none for the others) though the job did not
+// fail.
+func (j *job) goesOn(u *ioUnit, err error) bool {
+	o := &j.spec.Errors
+	e := errnoOf(err)
+	t := errorType(u.bio.Op, e)
+	if o.ContinueOn&(1<<t) == 0 {
+		return false
+	}
+	list := o.Ignore[t]
+	if list == nil {
+		list = nonFatal
+	}
+	on := slices.Contains(list, int(e))
+	if !on && j.err != nil {
+		return false // the job has stopped on an error: counted once
+	}
+	j.errCount++
+	if j.errCount == 1 {
+		j.errFirst = e
+		if on && j.sync && t != fio.ErrTypeVerify {
+			j.errFirstText = errorText("xfer", err)
+		}
+	}
+	if on && o.Dump && t != fio.ErrTypeVerify {
+		j.r.ioErrorLine(u, err)
+	}
+	return on
 }
 
 // writebackFailed hands an error of the buffer cache's final write-back
@@ -116,7 +171,7 @@ func (r *runner) writebackFailed(err error) {
 	}
 	r.wbErrTaken = len(holders) > 0
 	for _, j := range holders {
-		if j.err == nil {
+		if j.err == nil && !j.filled(err) {
 			j.err, j.errFunc = err, "buffered write-back"
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/workload/fio"
 )
@@ -26,6 +28,9 @@ type job struct {
 	path   ioPath       // how it reaches the device
 	gen    *generator   // fio's offsets (nil for a replay)
 	vfy    *verifier    // verify= (verify.go), nil without
+	ss     *ssWindow    // steady state (steadystate.go), nil without
+	prio   prioState    // each I/O's priority (prio.go)
+	wdata  *writeData   // what its writes hold on a file (bufdata.go), nil for the data check's pattern
 	sync   bool         // one I/O at a time (psync and friends)
 	depth  int
 	low    int // iodepth_low: a full queue reaps down to this before refilling
@@ -42,6 +47,8 @@ type job struct {
 	index   int    // position in the run
 	segment int    // stonewall segment: jobs between two stonewalls, for exit_what
 
+	filesOpen bool // its files are open: invalidated, as fio does when it opens them (filesetup.go)
+
 	inflight            int // units taken and not yet reaped (fio's cur_depth)
 	start, end, rampEnd blkq.Time
 	limit               int64 // bytes to issue; 0: until runtime
@@ -49,14 +56,22 @@ type job struct {
 	issuedIOs           int64
 	rateBytes           [3]int64 // bytes issued per direction, for rate
 	rateIOs             [3]int64
+	lastDir             int // direction of the last I/O issued (rate_ignore_thinktime)
 	think               thinker
 	rateDelay           time.Duration // a rate limit's sleep after its quiesce
+	flow                jobFlow       // flow=, flow_id (flow.go)
 	writesSinceSync     int
 	err                 error  // the job's first error
 	errFunc             string // what failed, for the report ("io_u error")
+	// continue_on_error's count (total_err), its first errno and, for
+	// the sync engines, that error's text (ioerror.go: goesOn).
+	errCount     uint64
+	errFirst     unix.Errno
+	errFirstText string
 
 	free []*ioUnit
 	st   *jobStats
+	cpu  *jobCPU // its task's thread under the CPU model (cpus.go); nil without
 
 	submitted, ended int64 // bios, for the exactly-once check
 }
@@ -91,6 +106,7 @@ type ioUnit struct {
 	start  blkq.Time     // submission began
 	queued blkq.Time     // submission returned (after any sleep for a request)
 	vp     *vpiece       // the verify block it writes or reads back (verify.go)
+	plan   fillPlan      // what its write holds, with wdata (bufdata.go)
 	verr   error         // its verify read's bad block, found where it completed
 	err    error         // how it completed, while it waits to be reaped
 	flight int           // its slot among the units in flight (serialize_overlap)
@@ -104,6 +120,11 @@ func (j *job) begin() {
 	if j.state.ended() {
 		return // cancelled by exitall before it started
 	}
+	if !j.filesOpen {
+		j.filesOpen = true
+		j.openFiles(j.begin) // invalidate (filesetup.go)
+		return
+	}
 	j.state.begin()
 	j.start = j.now()
 	j.rampEnd = j.start + blkq.Time(j.spec.RampTime)
@@ -116,6 +137,7 @@ func (j *job) begin() {
 		j.lat.begin(j.start)
 	}
 	j.src.begin()
+	j.ssBegin()
 	j.pump()
 }
 
@@ -192,6 +214,9 @@ func endIO(b *blkq.Bio, err error) {
 // rate limit's sleep, a change of the latency target's depth and an
 // fsync. A reap, a wake-up or a timer calls it again.
 func (j *job) pump() {
+	if j.cpuPump() {
+		return // the CPU model: the task pumps on its CPU (cpus.go)
+	}
 	j.r.stopDue() // an interruption stops j: it issues nothing more
 	if !j.state.started() || j.state.ended() || j.main.asleep || j.aio.waiting() || j.state.syncBusy() {
 		return
@@ -205,6 +230,12 @@ func (j *job) pump() {
 
 // loop is pump's loop.
 func (j *job) loop() {
+	if j.aio.committing() {
+		j.submitCalls() // a commit the CPU model spreads over steps (cpus.go)
+		if j.main.asleep || j.aio.committing() {
+			return
+		}
+	}
 	for {
 		if j.state.stopping() {
 			j.drain()
@@ -237,8 +268,9 @@ func (j *job) loop() {
 			return // a timer pumps
 		}
 		if j.state.syncDue() {
-			if !j.quiesce() {
+			if !j.quiesce() && j.flowLets() {
 				j.issueSync(false) // fsync waits for the writes before it
+				j.flow.granted = false
 			}
 			return
 		}
@@ -250,6 +282,9 @@ func (j *job) loop() {
 		if !held {
 			if j.limitReached() && !j.verifyPending() {
 				j.drain()
+				return
+			}
+			if !j.flowLets() {
 				return
 			}
 			var st srcStatus
@@ -279,6 +314,7 @@ func (j *job) loop() {
 			j.reapWait(j.full())
 			return
 		}
+		j.flow.granted = false
 		j.issue(io)
 		if j.main.asleep {
 			return // its submit call sleeps for a request: the wake-up goes on
@@ -290,7 +326,24 @@ func (j *job) loop() {
 			j.reapWait(full)
 			return
 		}
+		if j.cpuStepDone() {
+			return // the CPU model: one I/O per step of the task's thread
+		}
 	}
+}
+
+// flowLets reports whether the job's flow lets it issue now
+// (flowAllows); a flow that holds it back until its I/O in flight is
+// done quiesces it (fio's flow_threshold_exceeded), and the last reap
+// pumps it again.
+func (j *job) flowLets() bool {
+	if j.flowAllows() {
+		return true
+	}
+	if j.flow.quiesce && j.inflight > 0 {
+		j.quiesce()
+	}
+	return false
 }
 
 // issue takes a unit for io, counts it and queues it with the engine.
@@ -304,6 +357,7 @@ func (j *job) issue(io nextIO) {
 	j.issuedIOs++
 	j.rateBytes[rwt(io.op)] += io.length
 	j.rateIOs[rwt(io.op)]++
+	j.lastDir = int(rwt(io.op))
 	j.inflight++
 	j.submitted++
 	j.countForSync(io.op) // counted as issued: a write that sleeps counts now, as on wake-up
@@ -358,6 +412,7 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 		u.sub = &j.main
 	}
 	b := &u.bio
+	b.Prio = j.prio.of(io.op, io.length)
 	if r := io.rec; r != nil {
 		j.prepareRecord(u, r)
 		if d := j.r.data; d != nil && r.Op == blkq.OpWrite {
@@ -382,6 +437,9 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 		j.vfy.prepare(u, io)
 	}
 	if d := j.r.data; d != nil {
+		if io.op == blkq.OpWrite && j.wdata != nil {
+			u.plan = j.wdata.next(j.r, io.length, j.now())
+		}
 		// The buffer is the bio's until its EndIO (bufpool.go); through
 		// the page cache, the path takes one of its own for the call.
 		if io.op != blkq.OpDiscard && j.path.bioBuffers() {
@@ -415,7 +473,7 @@ func (j *job) issueSync(end bool) {
 // scheduler latency, retries its allocation and, once it has a request,
 // submits what waited for it and goes on.
 func (j *job) wake(s *submitter, resume func() bool) {
-	j.r.exec.AfterFunc(j.r.wakeDelay(), func() {
+	j.afterWake(func() {
 		if !resume() {
 			return
 		}
@@ -429,8 +487,8 @@ func (j *job) wake(s *submitter, resume func() bool) {
 			s.waiting = s.waiting[1:]
 			j.enqueue(u)
 		}
-		if s == &j.main && j.aio.committing() {
-			j.submitCalls() // the rest of the commit it slept in
+		if s == &j.main && j.aio.committing() && j.cpu == nil {
+			j.submitCalls() // the rest of the commit it slept in (under the CPU model, pump's steps go on with it)
 			if j.main.asleep {
 				return
 			}
@@ -452,7 +510,7 @@ func (j *job) done(u *ioUnit, err error) {
 		j.state.syncEnded()
 		if err == nil {
 			j.st.recordSync(u, now)
-		} else {
+		} else if !j.goesOn(u, err) {
 			j.r.ioFailed(j, u, err) // fsync reports the write-back errors since the last one
 			j.state.stop()
 		}
@@ -465,6 +523,9 @@ func (j *job) done(u *ioUnit, err error) {
 			switch u.bio.Op {
 			case blkq.OpWrite:
 				j.r.data.wrote(u)
+				if j.wdata != nil {
+					j.r.data.trimmed(u.bio.Sector, u.bio.Sectors) // its own content, not the check's pattern
+				}
 			case blkq.OpDiscard:
 				j.r.data.discarded(u)
 			}
@@ -473,8 +534,11 @@ func (j *job) done(u *ioUnit, err error) {
 		j.st.dropped(u.bio.Op)
 	case j.src.failed(u, err):
 	default:
-		j.r.ioFailed(j, u, err)
-		j.state.stop()
+		j.st.failed(u) // issued: fio's total_ios counts it, its bytes are not done
+		if !j.goesOn(u, err) {
+			j.r.ioFailed(j, u, err)
+			j.state.stop()
+		}
 		if j.r.data != nil && u.bio.Op == blkq.OpWrite {
 			j.r.data.abandoned(u)
 		}
@@ -503,5 +567,6 @@ func (j *job) maybeFinish() {
 	j.state.finish()
 	j.end = j.now()
 	j.st.finish(j.end)
+	j.saveVerifyState()
 	j.r.jobFinished(j)
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/blkq-dev/blkq/internal/satmath"
@@ -17,7 +18,8 @@ import (
 // region any job asks of it (offset + size). A name under /dev/ is a whole
 // device in fio's world, so it maps to the whole of blkq's device.
 // Jobs that share a file name share its extent, as fio's jobs share a
-// file.
+// file. The file of a fill_device job without a size grows until the
+// device is full: it is laid out last and runs to the device's end.
 
 // extent is one file's place on the device, in bytes.
 type extent struct {
@@ -25,6 +27,7 @@ type extent struct {
 	base  int64
 	size  int64
 	whole bool // a /dev/ name: the whole device
+	fill  bool // fill_device without a size: from base to the device's end
 }
 
 type layout struct {
@@ -54,11 +57,40 @@ func (l *layout) need(name string, size int64) {
 	e.size = max(e.size, size)
 }
 
+// needFill records that a fill_device job writes file name from off to
+// the device's end. Only one file may grow so: they would share what is
+// left, which fio's files do by racing for it.
+func (l *layout) needFill(name string, off int64) error {
+	l.need(name, off)
+	e := l.byName[name]
+	for _, o := range l.order {
+		if o.fill && o != e {
+			return fmt.Errorf("fill_device without size= on file %q and on %q: blkq lets one file grow to the device's end; give the others a size", o.name, name)
+		}
+	}
+	e.fill = !e.whole
+	return nil
+}
+
+// fills reports whether a file grows to the device's end.
+func (l *layout) fills() bool {
+	for _, e := range l.order {
+		if e.fill {
+			return true
+		}
+	}
+	return false
+}
+
 // place assigns bases in order of first use and returns the bytes needed:
 // the files' extents, or what a job on a whole device reaches.
 func (l *layout) place() int64 {
 	var next, end, whole int64
-	for _, e := range l.order {
+	order := l.order
+	if i := slices.IndexFunc(order, func(e *extent) bool { return e.fill }); i >= 0 {
+		order = append(slices.Delete(slices.Clone(order), i, i+1), order[i]) // the growing file last
+	}
+	for _, e := range order {
 		if e.whole {
 			whole = max(whole, e.size)
 			continue
@@ -82,6 +114,9 @@ func (l *layout) finish(capacity int64) error {
 		if e.whole {
 			e.base, e.size = 0, capacity
 			continue
+		}
+		if e.fill {
+			e.size = max(e.size, capacity-e.base)
 		}
 		if e.base+e.size > capacity {
 			return fmt.Errorf("file %q needs %d bytes at %d, beyond the device's %d", e.name, e.size, e.base, capacity)

@@ -18,8 +18,9 @@ import (
 const DefaultSimCapacity = 500 << 30
 
 // capacity returns the device size in bytes for a run whose files need
-// need bytes.
-func (r *runner) capacity(need int64) (int64, error) {
+// need bytes; with fill, a file grows to the device's end (fill_device):
+// on a file that is as far as its file system has room (fillCapacity).
+func (r *runner) capacity(need int64, fill bool) (int64, error) {
 	kind, path, _ := strings.Cut(r.opt.Device, ":")
 	switch kind {
 	case "sim", "null":
@@ -37,6 +38,9 @@ func (r *runner) capacity(need int64) (int64, error) {
 		if need > maxDevice {
 			return 0, fmt.Errorf("the jobs need %d bytes of %s; use --size-cap", need, path)
 		}
+		if fill {
+			return fillCapacity(path, need)
+		}
 		return max(need+4095, 4096) &^ 4095, nil
 	}
 	return 0, fmt.Errorf("unknown device %q: want sim:hdd, sim:ssd, null or file:PATH", r.opt.Device)
@@ -49,6 +53,10 @@ func (r *runner) capacity(need int64) (int64, error) {
 func (r *runner) open(lay *layout) error {
 	direct := len(r.jf.Jobs) > 0 && r.jf.Jobs[0].Direct
 	if err := r.openQueue(lay.capacity, direct, true); err != nil {
+		return err
+	}
+	if err := r.openCPUs(); err != nil {
+		r.dev.Close()
 		return err
 	}
 	if file := strings.HasPrefix(r.opt.Device, "file:"); !file || !direct {
@@ -104,6 +112,9 @@ func (r *runner) openQueue(capacity int64, direct, fioJobs bool) error {
 		r.data = newDataCheck(r.opt.Seed, r.dev.Capacity())
 		r.q.AddTracer(r.data.refusals(r.exec))
 		r.sizeBufPool()
+		for _, j := range r.jobs {
+			j.wdata = r.newWriteData(j)
+		}
 	}
 	return nil
 }
@@ -168,6 +179,9 @@ func (r *runner) openStats() {
 		js := &report.JobStats{}
 		j.st = newJobStats(js)
 		j.st.cpu = cpu
+		if j.gen != nil {
+			j.prio = newPrioState(j, j.prio.rng)
+		}
 		if i == 0 {
 			r.pids.base = j.pid
 		}

@@ -52,6 +52,7 @@ func (r *runner) plan() (*layout, error) {
 			j := &job{r: r, spec: spec, name: spec.Name, clone: c, pid: pid, index: len(all), segment: segment}
 			pid++
 			j.newSubmitter(&j.main, j.pid, j.name)
+			r.joinFlow(j)
 			j.sync = spec.IsSync()
 			j.depth = max(spec.IODepth, 1)
 			if j.sync || bufferedLibaio(spec) {
@@ -90,6 +91,10 @@ func (r *runner) plan() (*layout, error) {
 					lay.need(n, satmath.Add(off, max(size, r.capSize(spec.IOSize))))
 				case known > 0:
 					lay.need(n, known)
+				case size == 0 && spec.Files.FillDevice:
+					if err := lay.needFill(n, off); err != nil {
+						return nil, fmt.Errorf("%s:%d: job %q: %w", r.jf.Path, spec.Line, spec.Name, err)
+					}
 				case size == 0 && spec.Size > 0:
 					return nil, fmt.Errorf("%s:%d: job %q: size=%d over %d files leaves less than a 512-byte sector per file", r.jf.Path, spec.Line, spec.Name, spec.Size, len(names))
 				case size == 0:
@@ -116,8 +121,9 @@ func (r *runner) plan() (*layout, error) {
 	}
 	r.jobs = all
 	r.left = len(all)
+	r.planSteadyState()
 	need := lay.place()
-	capacity, err := r.capacity(need)
+	capacity, err := r.capacity(need, lay.fills())
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +144,7 @@ func (r *runner) plan() (*layout, error) {
 			if z := maxZonedAbs(j.spec.RandomDistribution.Zones); z > size {
 				return nil, fmt.Errorf("%s:%d: job %q: random_distribution=zoned_abs spans %d bytes, more than its region of %q (%d bytes) (fio: zoned_abs sizes exceed file size)", r.jf.Path, j.spec.Line, j.name, z, rg.name, size)
 			}
-			files = append(files, &fileRegion{base: e.base + off, size: size, fileBase: e.base, fileSize: e.size})
+			files = append(files, &fileRegion{base: e.base + off, size: size, fileBase: e.base, fileSize: e.size, ext: e})
 		}
 		// Each job draws from a stream of its own, by its place in the
 		// run: what one job draws does not move another's. randseed=
@@ -153,6 +159,7 @@ func (r *runner) plan() (*layout, error) {
 		}
 		j.gen = newGenerator(j.spec, stream.Rand(), files)
 		j.src = &fioSource{j: j, gen: j.gen, rate: rateState{rng: stream.Split("rate").Rand()}}
+		j.prio.rng = stream.Split("prio").Rand() // newPrioState's, once j has its stats
 		j.setupAIO(j.spec)
 		j.setupOverlap()
 		j.setupLatency()

@@ -34,6 +34,9 @@ type QueueSetup struct {
 	Attrs [][2]string
 	// Tracers receive the queue's event stream, in order.
 	Tracers []blkq.Tracer
+	// FailRequest, if set, may fail each request the device completes
+	// without error (fault injection, faults.go).
+	FailRequest func(rq *blkq.Request) error
 }
 
 // A Stack is a request queue in front of its device.
@@ -100,6 +103,9 @@ func OpenQueue(s QueueSetup, clk blkq.Clock) (*Stack, error) {
 	default:
 		return nil, fmt.Errorf("unknown device %q: want sim:hdd, sim:ssd, null or file:PATH", s.Device)
 	}
+	if s.FailRequest != nil {
+		st.Device = &failingDevice{Device: st.Device, fail: s.FailRequest}
+	}
 	q, err := blkq.New(st.Device, clk, s.Config)
 	if err != nil {
 		st.Device.Close()
@@ -126,5 +132,7 @@ func (o *Options) queueSetup(capacity int64) QueueSetup {
 		Capacity: capacity,
 		Config:   blkq.Config{Scheduler: o.Scheduler, NrRequests: o.NrRequests, BatchRequests: o.BatchRequests, NoMerges: o.NoMerges, Alloc: o.Alloc},
 		Attrs:    o.Attrs,
+
+		FailRequest: o.FailRequest,
 	}
 }

@@ -73,6 +73,9 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 	if opt.Device == "" {
 		opt.Device = "sim:hdd"
 	}
+	if err := checkReplayCPU(opt.CPU); err != nil {
+		return nil, err
+	}
 	if ro.Timing == "" {
 		ro.Timing = "trace"
 	}
@@ -159,7 +162,11 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 			res.Merged[u.rec.index] = byte(e.Action)
 		}
 	}))
-	if err := r.execute(res); err != nil {
+	err = r.execute(res)
+	if e := r.closeLogs(); err == nil {
+		err = e // --bandwidth-log's files
+	}
+	if err != nil {
 		return nil, err
 	}
 	res.Replayed = int(j.issuedIOs)

@@ -31,6 +31,7 @@ func (r *runner) report(end blkq.Time) *report.Run {
 		if j.st.cpu != nil && j.st.cpuState == 0 {
 			js.CPUMeasured = true // never started (exitall): it used nothing
 		}
+		j.cpuReport(js)
 		if j.spec.GroupReporting {
 			run.GroupReporting[j.spec.GroupID] = true
 		}

@@ -49,6 +49,25 @@ type Options struct {
 	Tracers []blkq.Tracer
 	// Progress, if set, gets a progress line every few seconds of wall time.
 	Progress io.Writer
+	// StatusInterval, with OnStatus, asks for the report of the run so
+	// far every StatusInterval of the run's clock (virtual on simulated
+	// devices), as fio --status-interval prints it (status.go's
+	// reportSoFar): OnStatus gets it on the executor and must be done with
+	// it when it returns (the run goes on changing it). 0: none.
+	StatusInterval time.Duration
+	OnStatus       func(*report.Run)
+	// VerifyStateDir is where verify state files are written
+	// (verify_state_save, fio's default for a write job with verify=) and
+	// read (verify_state_load): fio's working directory, or its
+	// --aux-path. "": none are written, and verify_state_load is an error
+	// (verifystate.go).
+	VerifyStateDir string
+	// BandwidthLog writes fio's aggregate bandwidth logs (fio
+	// --bandwidth-log: agg-read_bw.log, agg-write_bw.log,
+	// agg-trim_bw.log; agglog.go) into LogDir ("": the working
+	// directory, as fio).
+	BandwidthLog bool
+	LogDir       string
 	// Attrs are queue tunables to set before the run, by Linux name.
 	Attrs [][2]string
 	// CachePages is the page cache's capacity for buffered jobs, in 4 KiB
@@ -59,12 +78,21 @@ type Options struct {
 	CachePages           int
 	DirtyBackgroundRatio float64
 	DirtyRatio           float64
+	// CPU turns on the model of the machine's CPUs (cpus.go) for a
+	// simulated run of fio jobs: CPUs 0, the default, leaves it off and
+	// the run as it always was.
+	CPU CPUOptions
 	// Stop, when closed, interrupts the run, as SIGINT interrupts fio:
 	// the jobs issue nothing more, the I/O in flight ends, dirty pages are
 	// written back, and Run returns the report of what ran, with
 	// Result.Interrupted set (see stop.go). Nil: the run is not
 	// interruptible.
 	Stop <-chan struct{}
+	// FailRequest, if set, is asked about each request the device
+	// completes without error; a non-nil error (with an errno inside it,
+	// else EIO) fails the request: fault injection for tests
+	// (faults.go).
+	FailRequest func(rq *blkq.Request) error
 }
 
 // Result is what a run produced.
@@ -98,6 +126,9 @@ type Result struct {
 	// Interrupted reports that Options.Stop ended the run before its
 	// jobs (or the trace's records) were done.
 	Interrupted bool
+	// CPU are the run's totals under the CPU model (Options.CPU); nil
+	// without it.
+	CPU *CPUStats
 }
 
 type runner struct {
@@ -135,6 +166,12 @@ type runner struct {
 	interrupted bool        // the executor has seen stopReq and stopped the jobs
 	onInterrupt func()      // what the interruption does (stop.go)
 	logs        *runLogs    // the jobs' open log files (fiolog.go)
+	cpus        *cpuModel   // the CPU model (cpus.go); nil without
+	stateErrs   []string    // verify state files that could not be written
+
+	flows        map[int32]*flow // by flow_id (flow.go)
+	flowParked   int             // jobs held back until their flow moves
+	flowCheckDue bool            // flowStuck's check is scheduled
 }
 
 // Run runs every job of jf and returns the statistics.
@@ -144,11 +181,12 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 		return nil, err
 	}
 	opt = r.opt
+	before := r.fileSizeBefore()
 	if err := r.open(lay); err != nil {
 		return nil, err
 	}
 	defer r.dev.Close()
-	res := &Result{}
+	res := &Result{Warnings: r.allocate(before)}
 	if strings.HasPrefix(opt.Device, "file:") {
 		for _, j := range jf.Jobs[1:] {
 			if j.Direct != jf.Jobs[0].Direct {
@@ -203,6 +241,9 @@ func planRun(jf *fio.JobFile, opt Options) (*runner, *layout, error) {
 	if opt.Device == "" {
 		opt.Device = defaultDevice(jf)
 	}
+	if err := opt.CPU.check(opt.Device); err != nil {
+		return nil, nil, err
+	}
 	r := newRunner(opt)
 	r.jf = jf
 	if err := CheckEngines(jf); err != nil {
@@ -229,6 +270,10 @@ func newRunner(opt Options) *runner {
 // none, runs the executor until the last job has finished, writes back
 // what a page cache holds, checks the run's invariants and reports.
 func (r *runner) execute(res *Result) error {
+	stopAggLogs, err := r.openAggLogs()
+	if err != nil {
+		return err
+	}
 	for _, j := range r.jobs {
 		if j.deps == 0 {
 			r.schedule(j)
@@ -236,7 +281,10 @@ func (r *runner) execute(res *Result) error {
 	}
 	unwatch := r.watchStop(r.stopJobs)
 	stopProgress := r.progress()
+	stopStatus := r.statusReports()
 	r.exec.Run()
+	stopStatus()
+	stopAggLogs()
 	stopProgress()
 	unwatch()
 	if r.cache != nil && r.closeCache {
@@ -257,6 +305,7 @@ func (r *runner) execute(res *Result) error {
 	r.disk.Flush(end)
 	res.Elapsed = time.Duration(end)
 	res.Interrupted = r.interrupted
+	res.CPU = r.cpuStats()
 	res.Disk = *r.disk // before the read-back check below adds its reads
 	res.Run = r.report(end)
 	if c := r.cache; c != nil {
@@ -291,6 +340,7 @@ func (r *runner) execute(res *Result) error {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: job %q: %v", jobPlace(r.jf, j.spec), j.name, j.err))
 		}
 	}
+	res.Warnings = append(res.Warnings, r.stateErrs...)
 	if r.wbErr != nil && !r.wbErrTaken {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("buffer cache write-back at the end of the run failed (no fsync reported it): %v", r.wbErr))
 	}
@@ -397,6 +447,7 @@ func (r *runner) jobFinished(j *job) {
 			r.depDone(w)
 		}
 	}
+	r.leaveFlow(j)
 	if r.left == 0 {
 		if r.cache != nil {
 			r.endCache(r.exec.Stop)

@@ -143,4 +143,13 @@ func (s *fioSource) describe(js *report.JobStats) {
 		js.Error = int(errnoOf(j.err)) // the errno itself, as fio reports it
 		js.ErrorText = errorText(j.errFunc, j.err)
 	}
+	if j.ss != nil {
+		js.SteadyState = j.ss.report()
+	}
+	if spec.Errors.ContinueOn != 0 {
+		js.ContinueOnError, js.TotalErr, js.FirstError = true, j.errCount, int(j.errFirst)
+		if j.err == nil && j.errFirst != 0 {
+			js.Error, js.ErrorText, js.ErrorContinued = int(j.errFirst), j.errFirstText, true
+		}
+	}
 }

@@ -96,11 +96,31 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	}
 	ds.Clat.Record(clat)
 	ds.Lat.Record(int64(now - u.start))
+	if ds.Prios != nil {
+		v := clat
+		if u.j != nil && u.j.spec.Stats.LatPercentiles {
+			v = int64(now - u.start) // fio: the per-priority figures follow lat_percentiles
+		}
+		for i := range ds.Prios {
+			if ds.Prios[i].Prio == u.bio.Prio {
+				ds.Prios[i].Lat.Record(v)
+				break
+			}
+		}
+	}
 	if s.logs != nil {
 		s.logs.completed(u, now, slat, clat, int64(now-u.start))
 	}
 	s.winBytes[d] += n
 	s.winIOs[d]++
+}
+
+// failed counts a failed I/O as issued, as fio's total_ios does; it
+// moved no bytes and has no latency.
+func (s *jobStats) failed(u *ioUnit) {
+	if u.start >= s.rampEnd {
+		s.dirStats(rwt(u.bio.Op)).IOs++
+	}
 }
 
 // recordSync adds a completed fsync/fdatasync.

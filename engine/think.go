@@ -87,6 +87,9 @@ func (j *job) thinkStall() {
 		d = max(min(d, left), 0)
 	}
 	j.r.exec.AfterFunc(d, func() {
+		if fs, ok := j.src.(*fioSource); ok {
+			fs.rate.thought(j, j.lastDir, d)
+		}
 		j.think.lastTime = j.now()
 		j.state.resume()
 		j.pump()

@@ -35,20 +35,22 @@ import (
 // history) is fixed once the job is planned and is read off the executor
 // by check.
 type verifier struct {
-	j         *job
-	t         *vtype
-	method    string
-	interval  int64 // fio's verify_interval after its fix-ups
-	swap      int64 // verify_offset
-	pattern   []byte
-	patOffs   []int
-	thread    uint16
-	writes    bool // the job writes: it verifies its own history
-	mixed     bool // it reads too: its own reads are not checked
-	seedCheck bool // the rand seed must be the one written (a mixed job without backlog)
-	numCheck  bool // numberio is checked (fixed block size, not time_based, not verify_only)
-	fatal     bool
-	dump      bool // verify_dump: bad intervals go to files in the working directory, as fio's
+	j          *job
+	t          *vtype
+	method     string
+	interval   int64 // fio's verify_interval after its fix-ups
+	swap       int64 // verify_offset
+	pattern    []byte
+	patOffs    []int
+	compress   int    // buffer_compress_percentage after fio's fix-ups: the zeros (or bufPattern) ending each block
+	bufPattern []byte // buffer_pattern
+	thread     uint16
+	writes     bool // the job writes: it verifies its own history
+	mixed      bool // it reads too: its own reads are not checked
+	seedCheck  bool // the rand seed must be the one written (a mixed job without backlog)
+	numCheck   bool // numberio is checked (fixed block size, not time_based, not verify_only)
+	fatal      bool
+	dump       bool // verify_dump: bad intervals go to files in the working directory, as fio's
 
 	seed     uint64 // xorshift state for the blocks' seeds
 	numberio uint16 // writes issued so far
@@ -61,6 +63,11 @@ type verifier struct {
 	loopAt   int64             // bytes issued at which the current loop ends (loops > 1: fio verifies each loop)
 	perLoop  int64
 	handoff  *vpiece // the verify read next() chose, for prepare
+
+	wlog      *writeLog    // verify_state_save: the writes, for the state file (verifystate.go)
+	loaded    *verifyState // verify_state_load: the write job's state
+	readsDone uint64       // verify reads completed (fio's io_blocks[DDIR_READ])
+	stopped   bool         // the loaded state ended the verify: nothing more is read back
 }
 
 // vpiece is one block written (or to be read back): fio's io_piece.
@@ -89,6 +96,8 @@ func (r *runner) setupVerify(j *job) error {
 		thread: uint16(j.index + 1), writes: writes, mixed: mixed, fatal: vo.Fatal, dump: vo.Dump,
 		seed:     uint64(j.index+1)*0x9e3779b97f4a7c15 ^ r.rng.Split(fmt.Sprintf("verify %d", j.index)).Rand().Uint64() | 1,
 		byOffset: map[int64]*vpiece{}}
+	data := spec.Data()
+	v.compress, v.bufPattern = data.CompressPercentage, data.Pattern
 	if spec.Verify == "pattern" && v.pattern == nil {
 		return fmt.Errorf("%s:%d: job %q: verify=pattern needs verify_pattern=", r.jf.Path, spec.Line, j.name)
 	}
@@ -111,7 +120,7 @@ func (r *runner) setupVerify(j *job) error {
 	if writes {
 		j.src = &verifySource{inner: j.src, v: v}
 	}
-	return nil
+	return r.setupVerifyState(v)
 }
 
 // bsBounds returns the smallest and largest block size of direction d.
@@ -181,6 +190,9 @@ func (v *verifier) prepare(u *ioUnit, io nextIO) {
 		u.vp = &vpiece{off: io.offset, length: io.length, seed: v.nextSeed(), numberio: v.numberio}
 		v.numberio++
 		v.inFlight++
+		if v.wlog != nil {
+			v.wlog.issued++
+		}
 	case io.op == blkq.OpRead && !v.mixed:
 		u.vp = &vpiece{off: io.offset, length: io.length}
 	}
@@ -191,6 +203,10 @@ func (v *verifier) written(u *ioUnit) {
 	p := u.vp
 	if old := v.byOffset[p.off]; old != nil {
 		old.dead = true
+	}
+	v.logWrite(p.off)
+	if v.stopped {
+		return
 	}
 	v.byOffset[p.off] = p
 	v.history = append(v.history, p)
@@ -232,15 +248,12 @@ func (v *verifier) fill(buf []byte, p *vpiece, now blkq.Time) {
 	if v.pattern != nil {
 		v.fillPattern(buf, p.off)
 	} else {
-		x := p.seed | 1
-		for i := 0; i < len(buf); i += 8 {
-			x ^= x << 13
-			x ^= x >> 7
-			x ^= x << 17
-			var w [8]byte
-			binary.LittleEndian.PutUint64(w[:], x)
-			copy(buf[i:], w[:])
-		}
+		// fio: random bytes, the last compress% of the block zeros or
+		// buffer_pattern (the header goes over the start below). The
+		// bytes' stream starts from a hash of the seed: the seeds are
+		// one xorshift stream, and a block filled from the seed itself
+		// would repeat the one before it shifted by 8 bytes.
+		fillPercentage(buf, seedAt(p.seed, 0), v.compress, v.bufPattern)
 	}
 	inc := v.inc(len(buf))
 	hs := v.hdrSize()
@@ -264,10 +277,7 @@ func (v *verifier) fill(buf []byte, p *vpiece, now blkq.Time) {
 
 // fillPattern repeats the pattern over buf, %o being off.
 func (v *verifier) fillPattern(buf []byte, off int64) {
-	pat := v.patternAt(off)
-	for i := 0; i < len(buf); i += len(pat) {
-		copy(buf[i:], pat)
-	}
+	repeatPattern(buf, v.patternAt(off))
 }
 
 func (v *verifier) patternAt(off int64) []byte {
@@ -459,14 +469,14 @@ func (s *verifySource) next() (nextIO, srcStatus) {
 		if v.batch > 0 {
 			if p := v.take(); p != nil {
 				v.batch--
-				return v.read(p), srcReady
+				return v.read(p)
 			}
 			v.batch = 0 // nothing completed to read back: go on writing, as fio does
 		}
 		for v.perLoop > 0 && v.loopAt < j.limit && j.issued >= v.loopAt && vo.DoVerify {
 			// The end of a loop: fio verifies it before the next starts.
 			if p := v.take(); p != nil {
-				return v.read(p), srcReady
+				return v.read(p)
 			}
 			if v.inFlight > 0 {
 				return nextIO{}, srcDrain // fio's loop ends by reaping all it has in flight
@@ -485,7 +495,7 @@ func (s *verifySource) next() (nextIO, srcStatus) {
 		return nextIO{}, srcEnd
 	}
 	if p := v.take(); p != nil {
-		return v.read(p), srcReady
+		return v.read(p)
 	}
 	if v.inFlight > 0 {
 		return nextIO{}, srcDrain // the writes end fio's I/O loop, which reaps them all
@@ -493,10 +503,20 @@ func (s *verifySource) next() (nextIO, srcStatus) {
 	return nextIO{}, srcEnd
 }
 
-// read is the verify read of p, handed to prepare.
-func (v *verifier) read(p *vpiece) nextIO {
+// read is the verify read of p, handed to prepare; with a loaded state
+// (verify_state_load) it is srcEnd instead when fio's rule says the
+// verify stops at p: what is left was not written by then.
+func (v *verifier) read(p *vpiece) (nextIO, srcStatus) {
+	if s := v.loaded; s != nil {
+		f, off := v.j.fileOf(p.off)
+		if s.shouldStop(v.readsDone, uint64(f), uint64(off)) {
+			v.stopped, v.history = true, nil
+			clear(v.byOffset)
+			return nextIO{}, srcEnd
+		}
+	}
 	v.handoff = p
-	return nextIO{op: blkq.OpRead, offset: p.off, length: p.length, uncounted: true}
+	return nextIO{op: blkq.OpRead, offset: p.off, length: p.length, uncounted: true}, srcReady
 }
 
 // dryRun draws verify_only's writes without issuing them, as fio's dry
@@ -531,14 +551,19 @@ func (s *verifySource) dryRun() {
 
 // Hooks of the job (job.go, path.go, cache.go).
 
-// fillWrite fills a write's buffer: fio's verify blocks for a verify job,
-// the run's data-check pattern otherwise.
+// fillWrite fills a write's buffer: fio's verify blocks for a verify job
+// (verify=null writes what the job's buffer options give, as fio's does),
+// what the buffer options give (bufdata.go), or the run's data-check
+// pattern.
 func (j *job) fillWrite(buf []byte, off int64, u *ioUnit) {
-	if j.vfy != nil && u.vp != nil {
+	switch {
+	case j.vfy != nil && u.vp != nil && j.vfy.t.id != vtypes["null"].id:
 		j.vfy.fill(buf, u.vp, j.now())
-		return
+	case j.wdata != nil:
+		j.wdata.fill(buf, off, u.plan)
+	default:
+		j.r.data.fill(buf, off)
 	}
-	j.r.data.fill(buf, off)
 }
 
 // checkRead checks a verify read's data where it completes (before the
@@ -552,7 +577,7 @@ func (j *job) checkRead(u *ioUnit, buf []byte, err error) {
 
 // verifyDone handles u's completion for the verifier: a write joins the
 // history; a verify read that failed its check is the job's error (fio's
-// lines on stderr), and the job stops.
+// lines on stderr), and the job stops unless continue_on_error goes on.
 func (j *job) verifyDone(u *ioUnit, err error) {
 	v := j.vfy
 	if v == nil || u.vp == nil {
@@ -568,6 +593,7 @@ func (j *job) verifyDone(u *ioUnit, err error) {
 		}
 		return
 	}
+	v.readsDone++
 	f := u.verr
 	u.verr = nil
 	if f == nil || err != nil {
@@ -581,6 +607,9 @@ func (j *job) verifyDone(u *ioUnit, err error) {
 				r.ioErrors = append(r.ioErrors, l)
 			}
 		}
+	}
+	if j.goesOn(u, f) {
+		return // continue_on_error=verify
 	}
 	if j.err == nil {
 		j.err, j.errFunc = f, "io_u_queued_complete"

@@ -61,6 +61,7 @@ var vtypes = map[string]*vtype{
 	"sha3-512":     {name: "sha3-512", id: 14, size: 64, sum: func(d, p []byte) { s := sha3.Sum512(p); copy(d, s[:]) }},
 	"xxhash":       {name: "xxhash", id: 15, size: 4, sum: func(d, p []byte) { binary.LittleEndian.PutUint32(d, xxh32(p, 1)) }},
 	"sha1":         {name: "sha1", id: 16, size: 20, sum: sha1Fio},
+	"pattern_hdr":  {name: "pattern", id: 17},                 // fio's VERIFY_PATTERN: verify_pattern without verify=, a header and the pattern
 	"pattern":      {name: "pattern", id: 18, noHeader: true}, // fio's VERIFY_PATTERN_NO_HDR: the whole block is the pattern
 	"null":         {name: "null", id: 19},
 }

@@ -26,6 +26,7 @@ import (
 const (
 	source2002 = `linux-kernel, February 2002: "[patch] get_request starvation fix"`
 	source2003 = `linux-kernel, June 2003: "[PATCH] io stalls"`
+	source2004 = `linux-kernel, March 2004: "CONFIG_PREEMPT and server workloads"`
 	source2008 = `linux-kernel, April 2008: "Skip I/O merges when disabled"`
 )
 

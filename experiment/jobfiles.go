@@ -63,6 +63,9 @@ func (c Config) Describe() string {
 	if o.WakeJitter != 0 {
 		add("wake_jitter", o.WakeJitter)
 	}
+	if c := o.CPU.String(); c != "" {
+		parts = append(parts, c) // the CPU model's settings, blkq run --cpus N --cpu NAME=VALUE
+	}
 	if len(parts) == 0 {
 		return "defaults"
 	}

@@ -40,6 +40,10 @@ func TestConfigDescribeNamesWhatItSets(t *testing.T) {
 	if got, want := c.Describe(), "scheduler=linus alloc=legacy nr_requests=1024 nomerges=2 iosched/fifo_batch=8"; got != want {
 		t.Errorf("Describe() = %q, want %q", got, want)
 	}
+	c = Config{Options: engine.Options{Alloc: "fair", CPU: engine.DefaultCPUOptions(1)}}
+	if got, want := c.Describe(), "alloc=fair cpus=1 context_switch=5µs submit=50µs timeslice=100ms"; got != want {
+		t.Errorf("with the CPU model: Describe() = %q, want %q", got, want)
+	}
 	if got := (Config{}).Describe(); got != "defaults" {
 		t.Errorf("no settings: %q", got)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -196,4 +197,18 @@ func runVersion(r *Run) string {
 		return r.Version
 	}
 	return DefaultVersion
+}
+
+// Strerror is the C library's text for errno e ("No space left on
+// device"), as fio prints it: Go's text, which is the same but for the
+// capital; "Success" for 0.
+func Strerror(e int) string {
+	if e == 0 {
+		return "Success"
+	}
+	s := syscall.Errno(e).Error()
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
+	return s
 }

@@ -200,6 +200,7 @@ func combine(jobs []*JobStats) *JobStats {
 			accumulate(&cd.Lat, s.Lat)
 			cd.BW.addSum(&s.BW)
 			cd.IOPS.addSum(&s.IOPS)
+			mergePrios(cd, s)
 		}
 		if j.SyncOps != nil {
 			if c.SyncOps == nil {
@@ -209,7 +210,15 @@ func combine(jobs []*JobStats) *JobStats {
 			accumulate(&c.SyncOps.Lat, j.SyncOps.Lat)
 		}
 		if c.Error == 0 && j.Error != 0 {
-			c.Error, c.ErrorText = j.Error, j.ErrorText
+			c.Error, c.ErrorText, c.ErrorContinued = j.Error, j.ErrorText, j.ErrorContinued
+		}
+		// As fio's sum over a group: the errors added up, the last
+		// job's first error.
+		c.ContinueOnError = c.ContinueOnError || j.ContinueOnError
+		c.TotalErr += j.TotalErr
+		c.FirstError = j.FirstError
+		if j.SteadyState != nil {
+			c.SteadyState = j.SteadyState // fio's: the group's last job holds it
 		}
 		if j.LatencyTarget != nil {
 			c.LatencyTarget = j.LatencyTarget // fio reports the group's last job's
@@ -259,6 +268,13 @@ func combine(jobs []*JobStats) *JobStats {
 			blkq.FrontMerges += e.FrontMerges
 			blkq.RequestsIssued += e.RequestsIssued
 			blkq.RequestBytes += e.RequestBytes
+			if c := b.CPU; c != nil {
+				if blkq.CPU == nil {
+					blkq.CPU = &CPUJobStats{CPUs: c.CPUs}
+				}
+				blkq.CPU.Wakeups += c.Wakeups
+				accumulate(&blkq.CPU.RunDelay, c.RunDelay)
+			}
 		}
 	}
 	if blkq != nil {

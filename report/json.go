@@ -307,6 +307,9 @@ func dirJSON(j *JobStats, d Dir, g *GroupStats, plus bool) *jobj {
 	o.add("slat_ns", latJSON(slat, po.Slat, po, plus))
 	o.add("clat_ns", latJSON(ds.Clat, po.Clat, po, plus))
 	o.add("lat_ns", latJSON(ds.Lat, po.Lat, po, plus))
+	if a := priosJSON(ds, po, plus); a != nil {
+		o.add("prios", a)
+	}
 	var agg float64
 	if ds.BW.N() > 0 {
 		var a uint64
@@ -376,6 +379,10 @@ func jobJSON(j *JobStats, g *GroupStats, plus bool) *jobj {
 	o.add("latency_ns", percentMap(int64Labels(latBoundsNs[:]), ns[:]))
 	o.add("latency_us", percentMap(int64Labels(latBoundsNs[:]), us[:]))
 	o.add("latency_ms", percentMap(append(int64Labels(latBoundsMs[:]), ">=2000"), ms[:]))
+	if j.ContinueOnError {
+		o.add("total_err", j.TotalErr)
+		o.add("first_error", j.FirstError)
+	}
 	lt := j.latencyTarget()
 	o.add("latency_depth", lt.Depth)
 	o.add("latency_target", lt.TargetNs)
@@ -383,6 +390,9 @@ func jobJSON(j *JobStats, g *GroupStats, plus bool) *jobj {
 	o.add("latency_window", lt.WindowUs)
 	if j.Description != "" {
 		o.add("desc", j.Description)
+	}
+	if j.SteadyState != nil {
+		o.add("steadystate", steadyStateJSON(j.SteadyState))
 	}
 	if j.Blkq != nil {
 		b := j.Blkq.effective()
@@ -400,6 +410,13 @@ func jobJSON(j *JobStats, g *GroupStats, plus bool) *jobj {
 		x.add("request_bytes", b.RequestBytes)
 		x.add("avg_request_bytes", jfloat(b.AvgRequestBytes()))
 		x.add("cpu_measured", j.CPUMeasured)
+		if c := b.CPU; c != nil {
+			dmax, d99 := c.RunDelay.Max(), c.RunDelay.Percentile(99) // nil-safe
+			x.add("cpu_modelled_cpus", c.CPUs)
+			x.add("task_wakeups", c.Wakeups)
+			x.add("wakeup_latency_max_ns", dmax)
+			x.add("wakeup_latency_p99_ns", d99)
+		}
 		o.add("blkq", x)
 	}
 	return o

@@ -69,6 +69,17 @@ type DirStats struct {
 	// IOPS holds one IOPS sample per 500 ms window, operations/s (fio
 	// iops_min/iops_max/iops_mean/iops_stddev/iops_samples).
 	IOPS Samples
+	// Prios are the completion latencies (total latencies when the job
+	// has lat_percentiles) per I/O priority, in fio's order: the job's
+	// own priority first. The reports show them (fio's "clat prio C/L"
+	// lines, JSON "prios") when at least two have samples.
+	Prios []PrioLat
+}
+
+// PrioLat is the latency of a direction's I/Os of one priority.
+type PrioLat struct {
+	Prio uint16 // Linux's ioprio value: class << 13 | level
+	Lat  *Latency
 }
 
 // BSRange is the block size range of one direction, in bytes, as fio's
@@ -176,9 +187,22 @@ type JobStats struct {
 	SyncOps *SyncStats
 	// Error is the job's error number (errno), 0 on success.
 	Error int
-	// ErrorText, when Error != 0 and it is not empty, is printed after the
-	// number as fio does: "err= 5 (<ErrorText>)".
+	// ErrorText, when Error != 0, is printed after the number as fio
+	// does: "err= 5 (<ErrorText>)" (empty parentheses when it is empty).
 	ErrorText string
+	// ErrorContinued says Error is the first of the errors the job went
+	// on after (continue_on_error), not one that stopped it: fio reports
+	// it, yet exits 0 for the job.
+	ErrorContinued bool
+	// ContinueOnError says the job had continue_on_error or ignore_error:
+	// the reports then add fio's "errors : total=N, first_error=E/<text>"
+	// line, JSON total_err and first_error, and two terse fields.
+	ContinueOnError bool
+	// TotalErr is fio's total_err: the errors counted under
+	// continue_on_error (those the job went on after, and one of a
+	// covered type that stopped it). FirstError is the first one's errno.
+	TotalErr   uint64
+	FirstError int
 	// Elapsed is JSON "elapsed": as fio prints it, the run's time so far
 	// in whole seconds rounded up, the same for every job (fio counts from
 	// its start, blkq from the run's).
@@ -197,7 +221,8 @@ type JobStats struct {
 	// CPUMeasured tells that UsrCPU, SysCPU, Ctx, MajFlt and MinFlt were
 	// measured (getrusage). When false they are not measurements: the
 	// text report adds "  blkq     : cpu not measured (...)" after the
-	// job's blkq lines and JSON's "blkq" object has "cpu_measured": false.
+	// job's blkq lines and JSON's "blkq" object has "cpu_measured": false,
+	// unless Blkq.CPU says they were modelled.
 	CPUMeasured bool
 	// IODepthHist counts I/Os by the depth at which they were submitted,
 	// indexed by [DepthBucket] (fio's "IO depths" line).
@@ -208,6 +233,9 @@ type JobStats struct {
 	SubmitHist [NumDepthBuckets]uint64
 	// CompleteHist is SubmitHist for completions (reap calls).
 	CompleteHist [NumDepthBuckets]uint64
+	// SteadyState is the job's steady state detection (ss_dur); nil
+	// without one.
+	SteadyState *SteadyState
 	// Blkq are blkq's extra measurements; nil prints none.
 	Blkq *BlkqJobStats
 	// Percentiles says which latency percentiles the reports print, at
@@ -293,6 +321,24 @@ type BlkqJobStats struct {
 	RequestsIssued uint64
 	// RequestBytes is the total size of the requests dispatched, bytes.
 	RequestBytes uint64
+	// CPU are the figures of blkq's CPU model (engine Options.CPU), nil
+	// without it. Under the model the job's SysCPU and Ctx are modelled
+	// too: its task's CPU time and context switches.
+	CPU *CPUJobStats
+}
+
+// CPUJobStats are a job's figures under blkq's model of the machine's
+// CPUs (package sim/cpu).
+type CPUJobStats struct {
+	// CPUs is the number of CPUs the run modelled.
+	CPUs int
+	// Wakeups counts the times the job's task was woken (for a request,
+	// an I/O's completion, the end of a thinktime), beside Sleeps and
+	// Wakeups of request allocation.
+	Wakeups uint64
+	// RunDelay is the distribution of its wake-up latencies, ns: from a
+	// wake-up to the task running on a CPU, its context switch included.
+	RunDelay *Latency
 }
 
 // AvgRequestBytes returns RequestBytes / RequestsIssued, 0 when no request
@@ -371,6 +417,10 @@ type Run struct {
 	// each is printed as a "blkq: <note>" line after "Starting N
 	// processes" and listed in JSON "blkq_ignored".
 	Ignored []string
+	// TerseVersion is the version of the terse output [Write] writes
+	// (fio's --terse-version, one of [TerseVersions]); 0 is fio's
+	// default, [TerseVersion].
+	TerseVersion int
 }
 
 // PageCacheStats is the page cache's write-back over a run, in 4 KiB pages.

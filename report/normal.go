@@ -154,7 +154,7 @@ func writeJobBlock(w *bufio.Writer, u unit, g *GroupStats, now string) {
 		return
 	}
 	errs := fmt.Sprintf("%2d", j.Error)
-	if j.Error != 0 && j.ErrorText != "" {
+	if j.Error != 0 {
 		errs += " (" + j.ErrorText + ")"
 	}
 	fmt.Fprintf(w, "%s: (groupid=%d, jobs=%d): err=%s: pid=%d: %s\n", j.Name, j.GroupID, u.jobs, errs, j.PID, now)
@@ -193,8 +193,14 @@ func writeJobBlock(w *bufio.Writer, u unit, g *GroupStats, now string) {
 		j.Read.IOs, j.Write.IOs, j.Trim.IOs, syncs,
 		j.Read.Short, j.Write.Short, j.Trim.Short,
 		j.Read.Dropped, j.Write.Dropped, j.Trim.Dropped)
+	if j.ContinueOnError {
+		fmt.Fprintf(w, "     errors    : total=%d, first_error=%d/<%s>\n", j.TotalErr, j.FirstError, Strerror(j.FirstError))
+	}
 	if lt := j.latencyTarget(); lt.Depth > 0 {
 		fmt.Fprintf(w, "     latency   : target=%d, window=%d, percentile=%.2f%%, depth=%d\n", lt.TargetNs, lt.WindowUs, lt.Percentile, lt.Depth)
+	}
+	if j.SteadyState != nil {
+		writeSteadyStateNormal(w, j.SteadyState)
 	}
 	if j.Blkq != nil {
 		b := j.Blkq.effective()
@@ -202,7 +208,11 @@ func writeJobBlock(w *bufio.Writer, u unit, g *GroupStats, now string) {
 			b.Sleeps, b.Wakeups, b.Waits, nsToMs(b.WaitMax), nsToMs(b.WaitP99), nsToMs(b.WaitTotal), b.DroppedReadAhead)
 		fmt.Fprintf(w, "  blkq     : merges back=%d front=%d, requests=%d, avg request=%.1fKiB\n",
 			b.BackMerges, b.FrontMerges, b.RequestsIssued, fin(b.AvgRequestBytes()/1024))
-		if !j.CPUMeasured {
+		switch c := b.CPU; {
+		case c != nil:
+			dmax, d99 := c.RunDelay.Max(), c.RunDelay.Percentile(99) // nil-safe
+			fmt.Fprintf(w, "  blkq     : cpu modelled, cpus=%d: task wakeups=%d, wake-up latency max=%sms p99=%sms\n", c.CPUs, c.Wakeups, nsToMs(dmax), nsToMs(d99))
+		case !j.CPUMeasured:
 			w.WriteString("  blkq     : cpu not measured: a simulated device runs on virtual time; the cpu line's figures are not measurements\n")
 		}
 	}
@@ -240,6 +250,7 @@ func writeDirStatus(w *bufio.Writer, j *JobStats, d Dir, agg uint64) {
 		w.WriteString(latLine(" lat", ds.Lat))
 	}
 	po := j.percentileOptions()
+	writePrioLatLines(w, ds, po)
 	if po.Slat && !j.Sync && ds.Slat.Count() > 0 {
 		w.WriteString(percentileBlock("slat", ds.Slat, po))
 	}
@@ -249,6 +260,7 @@ func writeDirStatus(w *bufio.Writer, j *JobStats, d Dir, agg uint64) {
 	if po.Lat && ds.Lat.Count() > 0 {
 		w.WriteString(percentileBlock("lat", ds.Lat, po))
 	}
+	writePrioPercentiles(w, ds, po)
 	if ds.BW.N() > 0 {
 		mn, mx := uint64(max(ds.BW.Min(), 0)), uint64(max(ds.BW.Max(), 0))
 		mean, dev := ds.BW.Mean(), ds.BW.Stddev()

@@ -487,3 +487,45 @@ func TestWriteLatencyTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUModelledIsSaid: a job whose CPU figures come from the CPU model
+// gets a line with its task's wake-ups and wake-up latency instead of
+// "not measured", the same figures in JSON, and group_reporting adds the
+// wake-ups and merges the latencies.
+func TestCPUModelledIsSaid(t *testing.T) {
+	mk := func(wakeups uint64, lat ...int64) *JobStats {
+		j := job("sim", 0, 4096*10, 10)
+		d := NewLatency()
+		for _, ns := range lat {
+			d.Record(ns)
+		}
+		j.Blkq = &BlkqJobStats{CPU: &CPUJobStats{CPUs: 2, Wakeups: wakeups, RunDelay: d}}
+		return j
+	}
+	r := &Run{Jobs: []*JobStats{mk(3, 5_000, 2_000_000, 10_000)}}
+	var out, js bytes.Buffer
+	if err := WriteNormal(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "  blkq     : cpu modelled, cpus=2: task wakeups=3, wake-up latency max=2.00ms") || strings.Contains(out.String(), "cpu not measured") {
+		t.Errorf("text:\n%s", out.String())
+	}
+	var got struct {
+		Jobs []struct {
+			Blkq map[string]any `json:"blkq"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if b := got.Jobs[0].Blkq; b["task_wakeups"] != 3.0 || b["wakeup_latency_max_ns"] != 2e6 || b["cpu_modelled_cpus"] != 2.0 {
+		t.Errorf("JSON blkq %v", b)
+	}
+	c := combine([]*JobStats{mk(3, 5_000), mk(4, 7_000, 9_000)})
+	if cc := c.Blkq.CPU; cc == nil || cc.Wakeups != 7 || cc.RunDelay.Count() != 3 || cc.RunDelay.Max() != 9_000 || cc.CPUs != 2 {
+		t.Errorf("combined %+v", c.Blkq.CPU)
+	}
+}

@@ -44,16 +44,32 @@ func ParseFormats(s string) (Format, error) {
 // whatever the order of the list: the normal output's job lines first (fio
 // prints them as the jobs start), then terse, then JSON (json+ when
 // asked), then the rest of the normal output.
-func Write(w io.Writer, r *Run, f Format) error {
+func Write(w io.Writer, r *Run, f Format) error { return write(w, r, f, true) }
+
+// WriteNext writes r as [Write] does, as a report after the first of the
+// same run (fio --status-interval): the normal output's job lines,
+// version and "Starting" line, printed once before the first report, are
+// left out; the blank line fio prints before each report stays.
+func WriteNext(w io.Writer, r *Run, f Format) error { return write(w, r, f, false) }
+
+func write(w io.Writer, r *Run, f Format, header bool) error {
 	if r == nil {
 		r = &Run{}
 	}
 	bw := bufio.NewWriter(w)
-	if f&FormatNormal != 0 {
+	switch {
+	case f&FormatNormal == 0:
+	case header:
 		writeNormalHeader(bw, r)
+	default:
+		bw.WriteString("\n")
 	}
 	if f&FormatTerse != 0 {
-		if err := WriteTerse(bw, r); err != nil {
+		ver := r.TerseVersion
+		if ver == 0 {
+			ver = TerseVersion
+		}
+		if err := WriteTerseVersion(bw, r, ver); err != nil {
 			return err
 		}
 	}

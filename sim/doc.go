@@ -8,5 +8,6 @@
 // the same inputs replay the same run event for event.
 //
 // Times are blkq.Time values: nanoseconds since the loop started (time 0).
-// The simulated devices live in sub-packages (sim/hdd, sim/ssd).
+// The simulated devices live in sub-packages (sim/hdd, sim/ssd), and the
+// model of the machine's CPUs in sim/cpu.
 package sim

@@ -83,7 +83,7 @@ func TestHelpRunListsRunsFlags(t *testing.T) {
 // command.
 func TestEachFlagIsDefinedOnceAndUsed(t *testing.T) {
 	used := map[string]bool{"help": true}
-	for _, names := range [][]string{runFlags, replayFlags, experimentFlags, latencyFlags, tracePrintFlags} {
+	for _, names := range [][]string{runFlags, replayFlags, experimentFlags, latencyFlags, tracePrintFlags, benchFlags} {
 		seen := map[string]bool{}
 		for _, n := range names {
 			if seen[n] {
@@ -173,6 +173,13 @@ func isTerse(w, b outcome) bool {
 	return w.err == nil && strings.HasPrefix(w.out, "3;") && !strings.Contains(w.out, "{") && b.out != w.out
 }
 
+// isTerseVersion: the report is fio's terse output of version ver.
+func isTerseVersion(ver int) func(w, b outcome) bool {
+	return func(w, b outcome) bool {
+		return w.err == nil && strings.HasPrefix(w.out, fmt.Sprintf("%d;", ver)) && strings.HasPrefix(b.out, "3;")
+	}
+}
+
 // refusedBeforeRun: a usage error, no report.
 func refusedBeforeRun(w, b outcome) bool {
 	return b.err == nil && w.err != nil && isUsage(w.err) && w.out == ""
@@ -204,7 +211,7 @@ func TestEveryReplayFlagChangesTheReplay(t *testing.T) {
 		"time-unit":     {with: []string{"--time-unit=1us"}, ok: differs},
 		"output-format": {with: []string{"--output-format=normal"}, ok: differs},
 		"minimal":       {with: []string{"--minimal"}, ok: isTerse},
-		"terse-version": {with: []string{"--terse-version=2"}, ok: refusedBeforeRun},
+		"terse-version": {base: []string{"--minimal"}, with: []string{"--minimal", "--terse-version=2"}, ok: isTerseVersion(2)},
 		"runtime-cap": {with: []string{"--runtime-cap=100ms"}, ok: func(w, b outcome) bool {
 			return w.err == nil && w.out != b.out && strings.Contains(w.errOut, "stopped at its runtime cap (100ms)") && !strings.Contains(b.errOut, "runtime cap")
 		}},
@@ -244,7 +251,15 @@ func TestEveryRunFlagChangesTheRun(t *testing.T) {
 	dir := t.TempDir()
 	capped := []string{"--runtime-cap=1s"}
 	with := func(args ...string) []string { return append(append([]string(nil), capped...), args...) }
-	job := []string{"../../testdata/fio-3.33/fio-rand-RW.fio"}
+	corpus, err := filepath.Abs("../../testdata/fio-3.33")
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := []string{filepath.Join(corpus, "fio-rand-RW.fio")}
+	t.Chdir(dir) // --bandwidth-log and verify state files go into the working directory
+	if err := os.Mkdir(filepath.Join(dir, "aux"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	pinned := filepath.Join(dir, "pinned.fio") // an option that cannot matter: silent without --warnings
 	if err := os.WriteFile(pinned, []byte("[a]\nioengine=null\nsize=64k\ncpus_allowed=0\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -267,16 +282,41 @@ func TestEveryRunFlagChangesTheRun(t *testing.T) {
 			return b.err == nil && w.err != nil && strings.Contains(w.err.Error(), "define 5 jobs")
 		}},
 		"minimal": {base: capped, with: with("--minimal"), ok: isTerse},
+		"status-interval": {base: capped, with: with("--status-interval=500ms"), ok: func(w, b outcome) bool {
+			// The demo for 1 s of virtual time and its drain: reports at
+			// 0.5, 1 and 1.5 s, then the final one, unchanged.
+			return w.err == nil && strings.Count(w.out, `"fio version"`) == 4 && strings.HasSuffix(w.out, b.out)
+		}},
+		"aux-path": {tail: []string{"--name=v", "--ioengine=null", "--rw=write", "--size=64k", "--verify=crc32c"},
+			with: []string{"--aux-path=" + filepath.Join(dir, "aux")}, ok: func(w, b outcome) bool {
+				// The write job's verify state file there (and, from the run
+				// without the flag, in the working directory).
+				_, inAux := os.Stat(filepath.Join(dir, "aux", "local-v-0-verify.state"))
+				_, inCwd := os.Stat(filepath.Join(dir, "local-v-0-verify.state"))
+				return w.err == nil && b.err == nil && inAux == nil && inCwd == nil
+			}},
+		"bandwidth-log": {base: capped, with: with("--bandwidth-log"), ok: func(w, b outcome) bool {
+			// The demo on sim:hdd, 1 s of virtual time and its drain: a
+			// line per 500 ms in each of fio's three files, 3 in all
+			// (the report unchanged).
+			for _, name := range []string{"agg-read_bw.log", "agg-write_bw.log", "agg-trim_bw.log"} {
+				data, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil || strings.Count(string(data), "\n") != 3 {
+					return false
+				}
+			}
+			return w.err == nil && w.out == b.out
+		}},
 		"eta": {base: []string{"--output-format=normal", "--name=x", "--ioengine=null", "--time_based", "--runtime=1500ms", "--size=1m"},
 			with: []string{"--output-format=normal", "--eta=always", "--name=x", "--ioengine=null", "--time_based", "--runtime=1500ms", "--size=1m"},
 			ok: func(w, b outcome) bool {
 				return w.err == nil && strings.HasPrefix(w.out, "Jobs: 1 (f=1)") && strings.Contains(w.out, "\r") && !strings.Contains(b.out, "Jobs: ")
 			}},
-		"terse-version": {base: capped, with: with("--terse-version=4"), ok: refusedBeforeRun},
+		"terse-version": {base: with("--minimal"), with: with("--minimal", "--terse-version=4"), ok: isTerseVersion(4)},
 		"readonly": {tail: job, base: capped, with: with("--readonly"), ok: func(w, b outcome) bool {
 			return b.err == nil && w.err != nil && strings.Contains(w.err.Error(), "--readonly") && w.out == ""
 		}},
-		"section": {tail: []string{"../../testdata/fio-3.33/ssd-test.fio"}, base: with("--device=sim:ssd", "--size-cap=1m"),
+		"section": {tail: []string{filepath.Join(corpus, "ssd-test.fio")}, base: with("--device=sim:ssd", "--size-cap=1m"),
 			with: with("--device=sim:ssd", "--size-cap=1m", "--section=rand-read"), ok: func(w, b outcome) bool {
 				return w.err == nil && strings.Count(w.out, `"jobname"`) == 1 && strings.Contains(w.out, `"jobname" : "rand-read"`) &&
 					strings.Count(b.out, `"jobname"`) == 4
@@ -292,8 +332,33 @@ func TestEveryRunFlagChangesTheRun(t *testing.T) {
 			fi, err := os.Stat(filepath.Join(dir, "r.blktrace.0"))
 			return w.err == nil && err == nil && fi.Size() > 0 && w.out == b.out
 		}},
+		"cpus": {base: capped, with: with("--cpus=1"), ok: func(w, b outcome) bool {
+			return differs(w, b) && strings.Contains(w.out, `"cpu_modelled_cpus" : 1`) && !strings.Contains(b.out, "cpu_modelled")
+		}},
+		"cpu":  {base: with("--cpus=1"), with: with("--cpus=1", "--cpu", "submit=1ms"), ok: differs},
 		"help": helpCase("run"),
 	})
+}
+
+// TestRunRefusesBadCPUFlags: --cpus on a device with real CPUs, --cpu
+// without --cpus or with a bad setting are usage errors naming the flag.
+func TestRunRefusesBadCPUFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--cpus=-1"}, "--cpus=-1: want 1 to 1024"},
+		{[]string{"--cpus=1", "--device=null"}, "simulated devices"},
+		{[]string{"--cpu", "submit=1us"}, "needs --cpus N"},
+		{[]string{"--cpus=1", "--cpu", "submit"}, "want NAME=VALUE"},
+		{[]string{"--cpus=1", "--cpu", "submit=fast"}, "--cpu submit=fast: want a duration"},
+		{[]string{"--cpus=1", "--cpu", "turbo=1"}, `unknown CPU setting "turbo"`},
+	} {
+		o := runOutcome("run", tc.args, nil, []string{"--runtime-cap=1s"})
+		if o.err == nil || !isUsage(o.err) || !strings.Contains(o.err.Error(), tc.want) || o.out != "" {
+			t.Errorf("run %v: %v; want a usage error %q and no report", tc.args, o.err, tc.want)
+		}
+	}
 }
 
 // TestEveryExperimentAndTracePrintFlagDoesSomething: the same for

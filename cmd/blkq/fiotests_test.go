@@ -60,13 +60,9 @@ type fioSuiteTest struct {
 }
 
 // fioKnownFailures are the tests blkq fails today for a reason owned
-// elsewhere: the reason, with the item of issue 11 that covers it.
-var fioKnownFailures = map[int]string{
-	12: "flow, flow_id and flow_sleep are not modelled (item 6, flow)",
-	14: "flow and flow_id are not modelled (item 6, flow)",
-	28: "buffer_pattern is not modelled (item 6)",
-	30: "fio's --bandwidth-log (aggregate bandwidth logs) is not a blkq flag (items 4 and 7)",
-}
+// elsewhere: the reason, with the item of issue 11 that covers it. None
+// today: t0028 (buffer_pattern) was the last.
+var fioKnownFailures = map[int]string{}
 
 // fioSuiteRun is the outcome of one test's run.
 type fioSuiteRun struct {
@@ -199,7 +195,7 @@ var fioSuite = []fioSuiteTest{
 		if ratio := iops2 / iops1; !(ratio >= 6 && ratio <= 10) {
 			r.fail("IOPS ratio job 2/job 1 = %.3f; want 6..10 (flow=8 against flow=1)", ratio)
 		}
-	}, notHere: "fio 3.33 holds the rate_iops=1000 job at 945 and 687 IOPS in two runs here (flow slows it): iops value mismatch"},
+	}},
 	{id: 12, job: "t0012.fio", json: true, check: func(r *fioSuiteRun) {
 		// Flow weights 1, 5, 10: over the first 9 one-second samples job
 		// 3 does 7..13 times job 1's I/Os and 1..3 times job 2's.
@@ -301,7 +297,7 @@ var fioSuite = []fioSuiteTest{
 		if ok1 && ok2 && got != want {
 			r.fail("t0027file (%d bytes) does not hold the %d bytes of t0027.pattern", len(got), len(want))
 		}
-	}, notHere: "fio 3.33 writes a different file: it differs from t0027.pattern from byte 513 on"},
+	}, notHere: "fio 3.33 writes a different file: it reads only the first 512 bytes of a pattern file (MAX_PATTERN_SIZE) and repeats them, so the file differs from t0027.pattern from byte 513 on; blkq writes the same file as fio 3.33, byte for byte (engine/bufdata_test.go)"},
 	{id: 28, job: "t0028-c6cade16.fio"},
 	{id: 29, job: "t0029.fio", json: true, check: func(r *fioSuiteRun) {
 		// The read job's two loops read 4 KiB each, and its verify reads

@@ -34,6 +34,13 @@ type cliFlags struct {
 	eta        string
 	maxJobs    int
 	warnings   bool
+	cpus       int      // run: the CPU model's CPUs (0: none)
+	cpuSets    []string // run: its costs, NAME=VALUE
+	bwLog      bool
+	auxPath    string
+	// --status-interval as given, and as a duration once checked.
+	statusIntervalText string
+	statusInterval     time.Duration
 	// Output (run, replay; output-format and trace also experiment).
 	format, output, traceFile string
 	formats                   report.Format // --output-format, --minimal, checked
@@ -56,6 +63,14 @@ type cliFlags struct {
 	cpuHold            bool
 	// trace print.
 	noSummary bool
+	// bench; dir is latency's too. The raw-* flags are the hidden raw
+	// worker's, which bench runs as a child of its own.
+	benchCases, benchSize, benchJSON, fioPath string
+	benchRamp, benchRuntime                   time.Duration
+	benchRounds                               int
+	rawWorker, rawRandom, rawDirect           bool
+	rawFile                                   string
+	rawJobs                                   int
 
 	// set is the FlagSet the flags are defined on.
 	set *pflag.FlagSet
@@ -71,11 +86,13 @@ func (f *cliFlags) given(name string) bool {
 var (
 	queueFlags      = []string{"device", "scheduler", "nr-requests", "nomerges", "alloc", "set"}
 	outputFlags     = []string{"output-format", "output", "trace", "minimal", "terse-version"}
-	runFlags        = append(append([]string{"seed", "size-cap", "runtime-cap", "parse-only", "section", "readonly", "eta", "max-jobs", "warnings"}, queueFlags...), outputFlags...)
+	runFlags        = append(append([]string{"seed", "size-cap", "runtime-cap", "parse-only", "section", "readonly", "eta", "max-jobs", "warnings", "bandwidth-log", "status-interval", "aux-path", "cpus", "cpu"}, queueFlags...), outputFlags...)
 	replayFlags     = append(append([]string{"size-cap", "runtime-cap", "parse-only", "format", "timing", "speed", "iodepth", "time-unit", "strict", "kernel-merges", "compare"}, queueFlags...), outputFlags...)
 	experimentFlags = []string{"seed", "scale", "output-format", "print-jobs", "trace", "plot"}
 	latencyFlags    = []string{"duration", "interval", "writers", "dir", "cpu-hold"}
 	tracePrintFlags = []string{"no-summary"}
+	benchFlags      = []string{"cases", "size", "ramp", "runtime", "rounds", "dir", "json", "fio",
+		"raw-worker", "raw-file", "raw-jobs", "raw-random", "raw-direct"}
 )
 
 // newCLIFlags defines every flag, with its default and help, on the
@@ -98,13 +115,18 @@ func newCLIFlags() *cliFlags {
 	fs.BoolVar(&f.warnings, "warnings", false, "also print, on stderr, the options ignored because they cannot mean anything on blkq's devices (CPU pinning, ...), notes on what blkq modelled as Linux does, and the data check of a file: device")
 	fs.IntVar(&f.maxJobs, "max-jobs", fio.MaxJobs, "refuse job files that define more jobs than this (numjobs clones counted), as fio --max-jobs limits them")
 
+	fs.IntVar(&f.cpus, "cpus", 0, "model `N` CPUs on a simulated device: tasks wait for one, and context switches, submissions and sections cost CPU time (docs/cpus.md; 0: no CPU model, blkq's default)")
+	fs.StringArrayVar(&f.cpuSets, "cpu", nil, "with --cpus, set a cost of the CPU model, `NAME=VALUE` (repeatable): context_switch=5us submit=50us timeslice=100ms section=8ms section_every=1 lock_break=100us")
 	fs.StringArrayVar(&f.sections, "section", nil, "run only the job section `NAME` (repeatable), as fio --section")
 	fs.BoolVar(&f.readonly, "readonly", false, "refuse jobs that write or trim, as fio --readonly")
+	fs.BoolVar(&f.bwLog, "bandwidth-log", false, "write fio's aggregate bandwidth logs agg-read_bw.log, agg-write_bw.log and agg-trim_bw.log (KiB/s of all jobs every 500 ms of the run's clock) in the working directory, as fio --bandwidth-log")
+	fs.StringVar(&f.statusIntervalText, "status-interval", "", "also print the report of the run so far every `TIME` (fio's units: 1 is a second, 500ms) of the run's clock (virtual on sim: devices), each cumulative, in --output-format, as fio --status-interval")
+	fs.StringVar(&f.auxPath, "aux-path", ".", "the `DIR` of verify state files: written by write jobs with verify= (verify_state_save, on by default as in fio), read by verify_state_load, as fio --aux-path")
 	fs.StringVar(&f.eta, "eta", "auto", "fio's status line on stdout each second: auto (when stdout is a terminal), always or never, as fio --eta")
 
 	fs.StringVar(&f.format, "output-format", "normal", "normal, terse, json or json+, or a comma list of them (printed in fio's order: terse, json, normal); experiment: normal or json")
 	fs.BoolVar(&f.minimal, "minimal", false, "terse output (--output-format=terse), as fio --minimal")
-	fs.IntVar(&f.terseVersion, "terse-version", report.TerseVersion, "terse output version; blkq writes fio's default, 3")
+	fs.IntVar(&f.terseVersion, "terse-version", report.TerseVersion, "terse output version: 2, 3 (fio's default), 4 or 5, as fio --terse-version")
 	fs.StringVar(&f.output, "output", "", "write the report to this `FILE` instead of stdout")
 	fs.StringVar(&f.traceFile, "trace", "", "write a blktrace binary trace of the run to `FILE` (for blkparse -i NAME, call it NAME.blktrace.0); experiment: one trace per configuration, FILE-CONFIG.blktrace.0")
 
@@ -128,6 +150,22 @@ func newCLIFlags() *cliFlags {
 	fs.BoolVar(&f.cpuHold, "cpu-hold", true, "also time lock holds on the holder thread's CPU clock (2 system calls per hold)")
 
 	fs.BoolVar(&f.noSummary, "no-summary", false, "print the records only, without the closing summary (as blkparse -q)")
+
+	fs.StringVar(&f.benchCases, "cases", "all", "bench: the cases to run, a comma list (all: every one; see blkq help bench)")
+	fs.StringVar(&f.benchSize, "size", "32m", "bench: the test file's size (blkq's page cache holds 64 MiB)")
+	fs.DurationVar(&f.benchRamp, "ramp", time.Second, "bench: each run's warm-up, not measured (fio's ramp_time)")
+	fs.DurationVar(&f.benchRuntime, "runtime", 3*time.Second, "bench: each run's measured time (fio's runtime)")
+	fs.IntVar(&f.benchRounds, "rounds", 3, "bench: runs of each contender per case, alternating; the figures are their medians")
+	fs.StringVar(&f.benchJSON, "json", "", "bench: also write the results as JSON to `FILE`")
+	fs.StringVar(&f.fioPath, "fio", "fio", "bench: the fio binary to compare with")
+	fs.BoolVar(&f.rawWorker, "raw-worker", false, "bench: run the bare pread loop (bench's own child)")
+	fs.StringVar(&f.rawFile, "raw-file", "", "bench: the raw worker's file")
+	fs.IntVar(&f.rawJobs, "raw-jobs", 1, "bench: the raw worker's goroutines")
+	fs.BoolVar(&f.rawRandom, "raw-random", true, "bench: the raw worker reads at random (else in order)")
+	fs.BoolVar(&f.rawDirect, "raw-direct", false, "bench: the raw worker reads with O_DIRECT")
+	for _, n := range []string{"raw-worker", "raw-file", "raw-jobs", "raw-random", "raw-direct"} {
+		fs.MarkHidden(n)
+	}
 	return f
 }
 

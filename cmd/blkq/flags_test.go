@@ -277,3 +277,23 @@ func TestReplayUnknownFormatIsAUsageError(t *testing.T) {
 		t.Errorf("--format=disksim: %v", err)
 	}
 }
+
+// TestStatusIntervalNeedsATime: --status-interval takes fio's times (a
+// bare number is seconds) of at least 1 ms, as fio refuses a smaller one
+// ("status interval too small"); a bad one is a usage error naming it,
+// before anything runs.
+func TestStatusIntervalNeedsATime(t *testing.T) {
+	for _, v := range []string{"0", "500us", "abc", "-1", ""} {
+		var o strings.Builder
+		err := cmdRun([]string{"--status-interval=" + v, "--name=x", "--ioengine=null", "--size=1m"}, &o, new(strings.Builder))
+		if v == "" {
+			if err != nil {
+				t.Errorf("--status-interval=: %v; want none (no status reports)", err)
+			}
+			continue
+		}
+		if err == nil || !isUsage(err) || !strings.Contains(err.Error(), "--status-interval="+v) || o.Len() != 0 {
+			t.Errorf("--status-interval=%s: %v; want a usage error naming it and no report", v, err)
+		}
+	}
+}

@@ -5,6 +5,7 @@
 //	blkq experiment list|NAME       the original Linux measurements
 //	blkq latency [flags]            wake-up latency under a write load
 //	blkq trace print FILE           print a blktrace binary trace as blkparse does
+//	blkq bench [flags]              blkq's cost per I/O next to fio's and pread's
 //	blkq version                    the version of blkq and of Go
 //
 // Flags are GNU-style (--name=value or --name value), before or after the
@@ -44,6 +45,8 @@ commands:
   latency [flags]            cyclictest-like wake-up latency under a write load
   trace print FILE           print a blktrace binary trace (blkq run --trace)
                              as blkparse does
+  bench [flags]              blkq's cost per I/O on a real file, beside fio's
+                             and a bare pread loop's
   version                    print blkq's version (also blkq --version)
 
 'blkq help <command>' or 'blkq <command> -h' lists a command's flags.
@@ -107,6 +110,7 @@ func newCLI(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		experimentCommand(f, stdout, stderr),
 		latencyCommand(f, stdout),
 		traceCommand(f, stdin, stdout),
+		benchCommand(f, stdout, stderr),
 		versionCommand(stdout),
 	}
 	root.AddCommand(cmds...)

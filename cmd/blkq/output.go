@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 
 	"github.com/blkq-dev/blkq/engine"
 	"github.com/blkq-dev/blkq/report"
@@ -56,8 +57,8 @@ func (f *cliFlags) checkReportFormats() error {
 	if f.minimal {
 		formats = report.FormatTerse
 	}
-	if f.terseVersion != report.TerseVersion {
-		return usagef("--terse-version=%d: blkq writes terse version %d (fio's default) only", f.terseVersion, report.TerseVersion)
+	if !slices.Contains(report.TerseVersions, f.terseVersion) {
+		return usagef("--terse-version=%d: want 2, 3 (fio's default), 4 or 5", f.terseVersion)
 	}
 	f.formats = formats
 	return nil
@@ -67,20 +68,69 @@ func (f *cliFlags) checkReportFormats() error {
 // called only once a run succeeded, so a failed run never truncates an
 // earlier report.
 func (f *cliFlags) writeReport(stdout io.Writer, r *report.Run) error {
+	return (&reports{f: f, stdout: stdout}).write(r, true)
+}
+
+// reports writes the reports of one run: with --status-interval one every
+// interval, then the final one (fio prints them all, each cumulative, in
+// the chosen formats, the normal output's job lines only before the
+// first). The first report to --output creates the file; the ones after
+// it are appended.
+type reports struct {
+	f      *cliFlags
+	stdout io.Writer
+	file   *os.File // --output, once a status report has opened it
+	n      int      // reports written
+	err    error    // the first error writing a status report
+}
+
+// write writes r; last says it is the final report, which closes
+// --output's file.
+func (w *reports) write(r *report.Run, last bool) error {
+	f := w.f
 	if r.Version == "" {
 		// Where fio prints its version: the one blkq version prints.
 		info, _ := debug.ReadBuildInfo()
 		r.Version = "blkq-" + moduleVersion(info) + " (fio-3.33 compatible)"
 	}
+	r.TerseVersion = f.terseVersion
 	var out bytes.Buffer
-	if err := report.Write(&out, r, f.formats); err != nil {
+	write := report.Write
+	if w.n > 0 {
+		write = report.WriteNext
+	}
+	if err := write(&out, r, f.formats); err != nil {
 		return err
 	}
-	if f.output != "" {
+	w.n++
+	switch {
+	case f.output == "":
+		_, err := w.stdout.Write(out.Bytes())
+		return err
+	case w.file == nil && last:
 		return os.WriteFile(f.output, out.Bytes(), 0o644)
+	case w.file == nil:
+		file, err := os.Create(f.output)
+		if err != nil {
+			return err
+		}
+		w.file = file
 	}
-	_, err := stdout.Write(out.Bytes())
+	_, err := w.file.Write(out.Bytes())
+	if last {
+		if e := w.file.Close(); err == nil {
+			err = e
+		}
+	}
 	return err
+}
+
+// status writes a status report of the run (Options.OnStatus); the first
+// error is kept for the end of the run, and no more are written after it.
+func (w *reports) status(r *report.Run) {
+	if w.err == nil {
+		w.err = w.write(r, false)
+	}
 }
 
 // statusWriter reports whether fio's status line goes to stdout, as fio

@@ -110,11 +110,11 @@ func (f *cliFlags) replay(path string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "blkq: %s\n", w)
 	}
 	if f.kernelMerges {
-		line, err := compareKernelMerges(path, f.traceFormat, res.Merged)
+		lines, err := compareKernelMerges(path, f.traceFormat, res)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(stderr, line)
+		fmt.Fprint(stderr, lines)
 	}
 	if err := f.writeReport(stdout, res.Run); err != nil {
 		return err
@@ -204,14 +204,27 @@ func deviceName(d string) string {
 	return d
 }
 
-// compareKernelMerges reads the kernel's own merge decisions from a
-// blkparse or ftrace trace and compares them, bio by bio, with blkq's.
-func compareKernelMerges(path, format string, ours []byte) (string, error) {
-	theirs, err := iotrace.ReadKernelMergesFile(path, iotrace.Format(format))
+// compareKernelMerges reads the kernel's own merge decisions and
+// dispatches from a blkparse or ftrace trace and compares them with the
+// replay's: merges bio by bio (and by kind, back or front), then the
+// requests dispatched and their mean size. It returns two lines.
+func compareKernelMerges(path, format string, res *engine.Result) (string, error) {
+	evs, err := iotrace.ReadEventsFile(path, iotrace.Format(format))
+	theirs := iotrace.KernelMerges(evs)
 	if err != nil && len(theirs) == 0 {
 		return "", fmt.Errorf("--kernel-merges: %w", err)
 	}
-	a := iotrace.CompareMerges(theirs, ours)
-	return fmt.Sprintf("blkq: merges vs the kernel's own: %d bios; the kernel merged %d, blkq merged %d; both merged %d, neither %d: agreement %.1f%%",
-		a.Bios, a.Kernel, a.Replay, a.Both, a.Neither, a.Percent()), nil
+	a := iotrace.CompareMerges(theirs, res.Merged)
+	d := iotrace.KernelDispatched(evs)
+	var reqs uint64
+	var mean float64
+	if b := res.Run.Jobs[0].Blkq; b != nil {
+		reqs, mean = b.RequestsIssued, b.AvgRequestBytes()/1024
+	}
+	return fmt.Sprintf("blkq: merges vs the kernel's own: %d bios; the kernel merged %d, blkq merged %d; both merged %d, neither %d: agreement %.1f%%; "+
+		"back merges: kernel %d, blkq %d, both %d; front merges: kernel %d, blkq %d, both %d\n"+
+		"blkq: requests vs the kernel's own: the kernel dispatched %d (mean %.1f KiB), blkq %d (mean %.1f KiB)\n",
+		a.Bios, a.Kernel, a.Replay, a.Both, a.Neither, a.Percent(),
+		a.KernelBack, a.ReplayBack, a.BothBack, a.KernelFront, a.ReplayFront, a.BothFront,
+		d.Requests, d.MeanKiB(), reqs, mean), nil
 }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/blkq-dev/blkq/engine"
+	"github.com/blkq-dev/blkq/sim/cpu"
 	"github.com/blkq-dev/blkq/workload/fio"
 	"github.com/spf13/cobra"
 )
@@ -47,6 +49,18 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 		return err
 	}
 	opt.RuntimeCap = f.runtimeCap
+	if f.statusIntervalText != "" {
+		d, err := fio.ParseTime(f.statusIntervalText)
+		if err != nil || d < time.Millisecond {
+			return usagef("--status-interval=%.40s: want a time of at least 1ms, such as 1 (seconds), 500ms or 1m", f.statusIntervalText)
+		}
+		f.statusInterval = d
+	}
+	opt.BandwidthLog = f.bwLog
+	opt.VerifyStateDir = f.auxPath
+	if f.auxPath == "" {
+		return usagef("--aux-path=: want a directory (the default is the working directory, .)")
+	}
 	status, err := f.statusWriter(stdout)
 	if err != nil {
 		return err
@@ -91,6 +105,10 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 		opt.Progress = stdout
 	}
 	opt.Stop = in.Stop()
+	reps := &reports{f: f, stdout: stdout}
+	if f.statusInterval > 0 {
+		opt.StatusInterval, opt.OnStatus = f.statusInterval, reps.status
+	}
 	// Several job files make one run, as with fio: their jobs run
 	// together (each file's groups numbered after the previous file's).
 	jf := jobFiles[0]
@@ -122,7 +140,10 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 	if res.Verified > 0 && f.warnings {
 		fmt.Fprintf(stderr, "blkq: verified %d sectors written by the run: all hold what was written\n", res.Verified)
 	}
-	if err := f.writeReport(stdout, res.Run); err != nil {
+	if reps.err != nil {
+		return fmt.Errorf("--status-interval: %w", reps.err)
+	}
+	if err := reps.write(res.Run, true); err != nil {
 		return err
 	}
 	if traceErr != nil {
@@ -132,7 +153,7 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 	// As fio does, a run in which a job failed exits non-zero.
 	failed := 0
 	for _, js := range res.Run.Jobs {
-		if js.Error != 0 {
+		if js.Error != 0 && !js.ErrorContinued {
 			failed++
 		}
 	}
@@ -189,6 +210,27 @@ func (f *cliFlags) options() (engine.Options, error) {
 			return opt, usagef("--set %.80q: want NAME=VALUE", s)
 		}
 		opt.Attrs = append(opt.Attrs, [2]string{k, v})
+	}
+	if f.cpus != 0 {
+		if f.cpus < 0 || f.cpus > cpu.MaxCPUs {
+			return opt, usagef("--cpus=%d: want 1 to %d (0, the default, models no CPUs)", f.cpus, cpu.MaxCPUs)
+		}
+		if d := f.device; d == "null" || strings.HasPrefix(d, "file:") {
+			return opt, usagef("--cpus=%d: the CPU model runs on simulated devices (sim:hdd, sim:ssd) only; on %s the CPUs are the machine's own", f.cpus, d)
+		}
+		opt.CPU = engine.DefaultCPUOptions(f.cpus)
+	}
+	for _, s := range f.cpuSets {
+		k, v, ok := strings.Cut(s, "=")
+		switch {
+		case f.cpus == 0:
+			return opt, usagef("--cpu %.80q: needs --cpus N", s)
+		case !ok || k == "":
+			return opt, usagef("--cpu %.80q: want NAME=VALUE", s)
+		}
+		if err := opt.CPU.Set(k, v); err != nil {
+			return opt, usagef("--cpu %.80s", err)
+		}
 	}
 	// --scheduler, --alloc and --set: fail now, not after reading the input.
 	if err := engine.CheckQueueOptions(opt); err != nil {

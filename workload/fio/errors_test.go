@@ -26,6 +26,8 @@ func TestParseErrors(t *testing.T) {
 		{"negative random modifier", "[j]\nrw=randread:-1\n", 2, "rw", "modifier"},
 		{"negative numjobs", "[j]\nnumjobs=-1\n", 2, "numjobs", "bad number"},
 		{"zero numjobs", "[j]\nnumjobs=0\n", 2, "numjobs", "between 1 and 4088"},
+		{"nice below -20", "[j]\nnice=-21\n", 2, "nice", "between -20 and 19"},
+		{"nice above 19", "[j]\nnice=20\n", 2, "nice", "between -20 and 19"},
 		{"zero iodepth", "[j]\niodepth=0\n", 2, "iodepth", "at least 1"},
 		{"rwmixread over 100", "[j]\nrwmixread=101\n", 2, "rwmixread", "between 0 and 100"},
 		{"bssplit over 100", "[j]\nbssplit=4k/50:8k/60\n", 2, "bssplit", "more than 100%"},

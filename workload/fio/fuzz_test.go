@@ -38,6 +38,13 @@ func FuzzParse(f *testing.F) {
 		"[j]\nrandom_distribution=zoned_abs:60/1m:40/2m\nrandom_generator=lfsr\nthinktime_iotime=1s\n",
 		"[j]\nrandom_distribution=zipf:1.2:0.5\nthinktime_spin=10\nthinktime_blocks_type=issue\n",
 		"[j]\niodepth_batch=0\niodepth_batch_complete=(2*2)\nlatency_target=1ms\nlatency_percentile=99.9\nio_submit_mode=offload\n",
+		"[j]\nnice=-20\n",
+		"[j]\nignore_error=EIO:-5:,ENOSPC:28,84\ncontinue_on_error=io\nerror_dump=1\n",
+		"[j]\nss=bw_slope:1%\nss_dur=10s\nss_ramp=5\n[k]\nss=iops:10\n",
+		"[j]\nioengine=libaio\ncmdprio_bssplit=64k/25/1/1:64k/:1m/0,1m/100\nprio=7\nprioclass=2\n",
+		"[j]\nbuffer_pattern=\"abcd\"-120xdeadface\nverify_pattern=0xff0x14'x'%o\n",
+		"[j]\nbuffer_compress_percentage=50\nbuffer_compress_chunk=4k\ndedupe_percentage=30\ndedupe_mode=working_set\n",
+		"[j]\nzero_buffers\nrefill_buffers=0\nscramble_buffers=0\nfill_fs=1\nfallocate=keep\ninvalidate=0\n",
 	} {
 		f.Add([]byte(s))
 	}

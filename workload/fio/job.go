@@ -191,10 +191,21 @@ type Job struct {
 	// Rate caps bandwidth per direction in bytes/s (rate=; 0 = unlimited).
 	Rate [3]int64
 	// RateMin is the minimum bandwidth per direction in bytes/s (rate_min=
-	// or ratemin=; 0 = none). Parsed; a runner may ignore it.
+	// or ratemin=; 0 = none): below it over a RateCycle the job fails.
 	RateMin [3]int64
 	// RateIOPS caps I/Os per second per direction (rate_iops=; 0 = unlimited).
 	RateIOPS [3]int64
+	// RateIOPSMin is rate_iops_min=, the minimum I/Os per second per
+	// direction, checked as RateMin is when RateMin is not set.
+	RateIOPSMin [3]int64
+	// RateCycle is rate_cycle= (alias ratecycle; a number of ms, fio's
+	// default 1000 ms): the span rate_min and rate_iops_min are checked
+	// over.
+	RateCycle time.Duration
+	// RateIgnoreThinktime is rate_ignore_thinktime: a rate= or rate_iops=
+	// job does not catch up after a thinktime stall, as if it had issued
+	// at its rate meanwhile.
+	RateIgnoreThinktime bool
 
 	// RandomDistribution is random_distribution= (default uniform,
 	// "random"). fio turns the random map off for the others.
@@ -209,6 +220,10 @@ type Job struct {
 	// ThinkTimeSpin is the part of ThinkTime spent busy rather than
 	// asleep (thinktime_spin=, microseconds without a unit).
 	ThinkTimeSpin time.Duration
+	// Nice is nice= (-20 to 19, fio's default 0): the job's CPU priority,
+	// which only blkq's CPU model (engine Options.CPU) gives a meaning;
+	// without it no CPU is shared.
+	Nice int
 	// ThinkTimeBlocksType is thinktime_blocks_type=: "complete" (fio's
 	// default: count completed I/Os) or "issue" (count issued ones).
 	ThinkTimeBlocksType string
@@ -219,6 +234,19 @@ type Job struct {
 	// OffsetAlign is offset_align=: the boundary a percentage offset is
 	// rounded up to (0: unset, the smallest block size, as fio).
 	OffsetAlign int64
+
+	// Flow is flow=, the job's weight in its flow's flow control (fio
+	// default 0: the job is in no flow). fio keeps it unsigned: flow=-N
+	// is 2^32-N, which takes N off the flow's sum of weights
+	// (engine/flow.go).
+	Flow uint32
+	// FlowID is flow_id=: the jobs with one flow_id share a flow (fio
+	// default 0).
+	FlowID int32
+	// FlowSleep is flow_sleep=: how long a job its flow holds back
+	// sleeps before it looks again (a number is microseconds; fio
+	// default 0: it looks again at once).
+	FlowSleep time.Duration
 
 	// NumberIOs stops the job after this many I/Os (number_ios=; 0 = no limit).
 	NumberIOs int64
@@ -235,7 +263,9 @@ type Job struct {
 	Fdatasync int
 	// EndFsync syncs the file when the job ends (end_fsync=1).
 	EndFsync bool
-	// Verify is verify= as written ("" when unset; fio's "0" also means none).
+	// Verify is verify= as written ("" when unset; fio's "0" also means
+	// none), or "pattern_hdr" (fio's VERIFY_PATTERN: a header, then the
+	// pattern) for verify_pattern= without verify=.
 	Verify string
 	// Verification is the other verify options (verify.go).
 	Verification Verification
@@ -246,6 +276,17 @@ type Job struct {
 	URI string
 	// Logs are the log and iolog options (logopts.go).
 	Logs Logs
+	// Errors are continue_on_error, ignore_error and error_dump
+	// (erroropts.go).
+	Errors ErrorOptions
+	// SteadyState are ss, ss_dur and ss_ramp (ssopts.go).
+	SteadyState SteadyState
+	// Priority are prio, prioclass and the cmdprio options (prioopts.go).
+	Priority Priority
+	// Buffers are the options of what the job's writes hold (buffers.go).
+	Buffers Buffers
+	// Files are the options of the files' set-up (files.go).
+	Files FileSetup
 	// Queue are the batching, overlap and latency-target options
 	// (queueopts.go).
 	Queue QueueOptions
@@ -274,6 +315,7 @@ func newJob(name string, line int) *Job {
 		RandRepeat:          true,
 		RandSeed:            0x89,
 		ThinkTimeBlocks:     1,
+		RateCycle:           time.Second,
 		RandomDistribution:  Distribution{Kind: "random", Center: -1},
 		RandomGenerator:     "tausworthe",
 		RateProcess:         "linear",
@@ -284,6 +326,9 @@ func newJob(name string, line int) *Job {
 		Queue:               defaultQueueOptions(),
 		Verification:        Verification{DoVerify: true, StateSave: true},
 		Logs:                defaultLogs(),
+		SteadyState:         defaultSteadyState(),
+		Buffers:             defaultBuffers(),
+		Files:               defaultFileSetup(),
 	}
 }
 

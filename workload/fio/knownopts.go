@@ -10,10 +10,10 @@ package fio
 
 // knownBareFlags may be written without "=value".
 var knownBareFlags = []string{
-	"blocksize_unaligned", "bs_unaligned", "buffer_pattern", "cpus_allowed", "exitall_on_error",
-	"ignore_error", "log_compression_cpus", "numa_cpu_nodes", "numa_mem_policy", "prep", "refill_buffers",
+	"blocksize_unaligned", "bs_unaligned", "cpus_allowed", "exitall_on_error",
+	"log_compression_cpus", "numa_cpu_nodes", "numa_mem_policy", "prep",
 	"replay_skip", "verify_async_cpus", "verify_only", "verify_pattern", "write_bw_log", "write_hist_log",
-	"write_iops_log", "write_lat_log", "zero_buffers",
+	"write_iops_log", "write_lat_log",
 }
 
 // knownOptions take a value. Aliases are listed as names of their own; the
@@ -21,30 +21,28 @@ var knownBareFlags = []string{
 // accepted by fio 3.33 even without profile=.
 var knownOptions = []string{
 	"allow_file_create", "allow_mounted_write", "allrandrepeat", "atomic", "ba", "block",
-	"block_error_percentiles", "blockalign", "bs_is_seq_rand", "buffer_compress_chunk",
-	"buffer_compress_percentage", "bwavgtime", "cgroup", "cgroup_nodelete", "cgroup_weight",
-	"clat_percentiles", "clocksource", "continue_on_error", "cpumask", "cpus_allowed_policy",
-	"create_fsync", "create_on_open", "create_only", "create_serialize", "dedupe_global", "dedupe_mode",
-	"dedupe_percentage", "dedupe_working_set_percentage", "description", "device-names", "dir",
+	"block_error_percentiles", "blockalign", "bs_is_seq_rand",
+	"bwavgtime", "cgroup", "cgroup_nodelete", "cgroup_weight",
+	"clat_percentiles", "clocksource", "cpumask", "cpus_allowed_policy",
+	"create_fsync", "create_only", "create_serialize",
+	"description", "device-names", "dir",
 	"disable_bw", "disable_bw_measurement", "disable_clat", "disable_lat", "disable_slat", "disk_util",
-	"do_verify", "error_dump", "exec_postrun", "exec_prerun", "experimental_verify", "fadvise_hint",
-	"fallocate", "file_append", "file_service_type", "fill_device", "fill_fs", "flow", "flow_id",
-	"flow_sleep", "flow_watermark", "fsync_on_close", "gid", "gtod_cpu", "gtod_reduce", "hugepage-size",
-	"ignore_zone_limits", "invalidate",
+	"do_verify", "exec_postrun", "exec_prerun", "experimental_verify", "fadvise_hint",
+	"file_append", "file_service_type", "flow_watermark",
+	"fsync_on_close", "gid", "gtod_cpu", "gtod_reduce", "hugepage-size",
+	"ignore_zone_limits",
 	"iomem", "iomem_align", "iopsavgtime", "ioscheduler", "job_max_open_zones", "large-block-op-kbytes",
 	"lat_percentiles", "load",
 	"lockfile", "lockmem", "log_alternate_epoch", "log_alternate_epoch_clock_id", "log_avg_msec",
 	"log_compression", "log_entries", "log_hist_coarseness", "log_hist_msec", "log_max_value",
 	"log_offset", "log_prio", "log_store_compressed", "log_unix_epoch", "max_latency", "max_open_zones",
-	"mem", "mem_align", "merge_blktrace_file", "merge_blktrace_iters", "merge_blktrace_scalars", "nice",
+	"mem", "mem_align", "merge_blktrace_file", "merge_blktrace_iters", "merge_blktrace_scalars",
 	"numruns", "opendir", "openfiles", "overwrite", "per_job_logs", "percentage_random",
-	"percentage_sequential", "percentile_list", "pre_read", "prio", "prioclass", "profile",
-	"rate_cycle", "rate_ignore_thinktime", "rate_iops_min",
-	"ratecycle", "read-req-num-512-blocks", "read_beyond_wp", "read_iolog",
+	"percentage_sequential", "percentile_list", "pre_read", "profile",
+	"read-req-num-512-blocks", "read_beyond_wp", "read_iolog",
 	"read_iolog_chunked", "replay_align", "replay_no_stall", "replay_redirect", "replay_scale",
-	"replay_time_scale", "rw_sequencer", "rwmixcycle", "scramble_buffers",
-	"significant_figures", "slat_percentiles", "softrandommap", "ss", "ss_dur", "ss_ramp", "stats",
-	"steadystate", "steadystate_duration", "steadystate_ramp_time", "sync", "sync_file_range",
+	"replay_time_scale", "rw_sequencer", "rwmixcycle",
+	"significant_figures", "slat_percentiles", "softrandommap", "stats", "sync", "sync_file_range",
 	"test-duration", "threads",
 	"threads-per-queue", "trim_backlog", "trim_backlog_batch", "trim_percentage", "trim_verify_zero", "uid",
 	"unified_rw_reporting", "unique_filename", "unit_base", "unlink", "unlink_each_loop", "verify_async",
@@ -63,8 +61,7 @@ var knownEngineFlags = []string{
 // knownEngineOptions are the options of the engines in Debian's build
 // (uri, of nbd, is modelled).
 var knownEngineOptions = []string{
-	"arguments", "bindname", "brick", "busy_poll", "clientname", "clustername", "cmd_type", "cmdprio",
-	"cmdprio_bssplit", "cmdprio_class", "cmdprio_percentage", "conf", "cpuchunks", "cpuload", "cpumode",
+	"arguments", "bindname", "brick", "busy_poll", "clientname", "clustername", "cmd_type", "conf", "cpuchunks", "cpuload", "cpumode",
 	"donorname", "exit_on_io_done", "force_async", "grace_time", "hipri_percentage", "hostname", "inplace",
 	"interface", "mss", "nodelay", "nonvectored", "nowait", "pool", "port", "program", "proto", "protocol", "rbdname",
 	"readfua", "sg_write_mode", "single-instance", "skip_bad", "sqthread_poll_cpu", "stat_type", "std_redirect",

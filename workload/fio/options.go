@@ -97,6 +97,9 @@ var modelled = []struct {
 		// clones than MaxJobs fail there too.
 		return setInt(&j.NumJobs, c, 1, MaxJobs)
 	}}, nil},
+	{optSpec{name: "nice", scalar: true, set: func(j *Job, c *optCtx) error {
+		return setInt(&j.Nice, c, -20, 19) // fio 3.33's bounds
+	}}, nil},
 	{optSpec{name: "iodepth", scalar: true, set: func(j *Job, c *optCtx) error {
 		return setInt(&j.IODepth, c, 1, math.MaxInt32)
 	}}, nil},
@@ -158,6 +161,13 @@ var modelled = []struct {
 	{optSpec{name: "rate", set: func(j *Job, c *optCtx) error { return setPerDir(&j.Rate, c) }}, nil},
 	{optSpec{name: "rate_min", set: func(j *Job, c *optCtx) error { return setPerDir(&j.RateMin, c) }}, []string{"ratemin"}},
 	{optSpec{name: "rate_iops", set: func(j *Job, c *optCtx) error { return setPerDir(&j.RateIOPS, c) }}, nil},
+	{optSpec{name: "rate_iops_min", set: func(j *Job, c *optCtx) error { return setPerDir(&j.RateIOPSMin, c) }}, nil},
+	{optSpec{name: "rate_cycle", scalar: true, set: func(j *Job, c *optCtx) error {
+		n, err := parseInt(c.value, c.kb, 1, math.MaxInt32)
+		j.RateCycle = time.Duration(n) * time.Millisecond
+		return err
+	}}, []string{"ratecycle"}},
+	{optSpec{name: "rate_ignore_thinktime", set: func(j *Job, c *optCtx) error { return setBool(&j.RateIgnoreThinktime, c) }}, nil},
 	{optSpec{name: "number_ios", scalar: true, set: func(j *Job, c *optCtx) error {
 		n, err := parseInt(c.value, c.kb, 0, math.MaxInt64)
 		j.NumberIOs = n
@@ -197,6 +207,41 @@ var modelled = []struct {
 	}}, nil},
 	{optSpec{name: "uri", set: func(j *Job, c *optCtx) error { j.URI = c.value; return nil }}, nil},
 	{optSpec{name: "thread", bare: bareYes, set: func(j *Job, c *optCtx) error { return setBool(&j.Thread, c) }}, nil},
+	{optSpec{name: "flow", scalar: true, set: setFlow}, nil},
+	{optSpec{name: "flow_id", scalar: true, set: func(j *Job, c *optCtx) error {
+		n, err := parseInt(c.value, c.kb, math.MinInt64, math.MaxInt64)
+		j.FlowID = int32(n) // fio's int
+		return err
+	}}, nil},
+	{optSpec{name: "flow_sleep", scalar: true, set: func(j *Job, c *optCtx) error {
+		n, err := parseInt(c.value, c.kb, math.MinInt64, math.MaxInt64)
+		j.FlowSleep = time.Duration(uint32(n)) * time.Microsecond // fio's unsigned int
+		return err
+	}}, nil},
+}
+
+// flowMaxWeight is the largest flow= fio 3.33 takes (its FLOW_MAX_WEIGHT).
+const flowMaxWeight = 1000
+
+// setFlow parses flow= as fio 3.33 does: a C int, checked against
+// flowMaxWeight only when it is not negative; of "-N" fio's parser checks
+// N as well (it reads the '-' as a range), so -1000..1000 pass. The value
+// is stored unsigned, as fio stores it.
+func setFlow(j *Job, c *optCtx) error {
+	n, err := parseInt(c.value, c.kb, math.MinInt64, math.MaxInt64)
+	if err != nil {
+		return err
+	}
+	tooLarge := func(v int64) bool { return int32(v) > flowMaxWeight }
+	checked := n
+	if n < 0 && !tooLarge(n) {
+		checked = -n
+	}
+	if tooLarge(checked) {
+		return badValue("bad number", c.value, "max value out of range: %d (%d max)", checked, flowMaxWeight)
+	}
+	j.Flow = uint32(n)
+	return nil
 }
 
 // verifyMethods are the values fio 3.33 accepts for verify=.
@@ -367,7 +412,7 @@ func buildOptionTable() map[string]*optSpec {
 	for _, table := range [][]struct {
 		spec    optSpec
 		aliases []string
-	}{modelled, distributionOptions, statModelled, queueModelled} {
+	}{modelled, distributionOptions, statModelled, fileOptions, queueModelled} {
 		for i := range table {
 			s := &table[i].spec
 			t[s.name] = s
@@ -376,8 +421,10 @@ func buildOptionTable() map[string]*optSpec {
 			}
 		}
 	}
-	for i := range verifyOptions {
-		t[verifyOptions[i].name] = &verifyOptions[i]
+	for _, table := range [][]optSpec{verifyOptions, bufferOptions} {
+		for i := range table {
+			t[table[i].name] = &table[i]
+		}
 	}
 	add := func(names []string, bare bareRule) {
 		for _, n := range names {

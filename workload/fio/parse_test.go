@@ -416,10 +416,10 @@ func TestIgnoredOncePerName(t *testing.T) {
 	src := `[global]
 gtod_reduce=1
 [a]
-cmdprio_percentage=20
+exec_prerun=x
 disable_slat=1
 [b]
-cmdprio_percentage=30
+exec_prerun=y
 disable_bw=1
 disable_bw_measurement=1
 threads=1
@@ -429,7 +429,7 @@ port=10809
 	jf := parseString(t, src, nil)
 	want := []Ignored{
 		{"gtod_reduce", "test.fio", 2},
-		{"cmdprio_percentage", "test.fio", 4},
+		{"exec_prerun", "test.fio", 4},
 		{"disable_slat", "test.fio", 5},
 		{"disable_bw", "test.fio", 8},
 		{"disable_bw_measurement", "test.fio", 9},
@@ -459,16 +459,21 @@ func TestOptionTableSane(t *testing.T) {
 		blocksize_range do_verify verify_backlog verify_backlog_batch verify_fatal verify_pattern verify_interval
 		verify_offset verify_only verify_dump experimental_verify verify_state_save verify_state_load
 		random_distribution random_generator rate_process thinktime_spin thinktime_blocks_type
-		thinktime_iotime offset_align iodepth_batch iodepth_batch_submit iodepth_batch_complete
-		iodepth_batch_complete_min iodepth_batch_complete_max serialize_overlap io_submit_mode
-		latency_target latency_window latency_percentile latency_run`) {
+		thinktime_iotime offset_align flow flow_id flow_sleep continue_on_error ignore_error error_dump
+		steadystate ss steadystate_duration ss_dur steadystate_ramp_time ss_ramp
+		rate_iops_min rate_cycle ratecycle rate_ignore_thinktime prio prioclass cmdprio cmdprio_class
+		cmdprio_percentage cmdprio_bssplit buffer_pattern zero_buffers refill_buffers scramble_buffers
+		buffer_compress_percentage buffer_compress_chunk dedupe_percentage dedupe_mode
+		dedupe_working_set_percentage dedupe_global fill_device fill_fs invalidate fallocate create_on_open
+		iodepth_batch iodepth_batch_submit iodepth_batch_complete iodepth_batch_complete_min
+		iodepth_batch_complete_max serialize_overlap io_submit_mode latency_target latency_window
+		latency_percentile latency_run`) {
 		if s, ok := optionTable[n]; !ok || s.set == nil {
 			t.Errorf("%s is not modelled", n)
 		}
 	}
-	for _, n := range []string{"cmdprio_percentage", "prio", "prioclass", "numa_cpu_nodes", "numa_mem_policy",
-		"dedupe_mode", "buffer_compress_percentage", "verify_async", "ss", "ss_dur", "ss_ramp", "flow", "flow_sleep", "gtod_reduce",
-		"continue_on_error", "ignore_error", "error_dump", "fallocate", "create_on_open",
+	for _, n := range []string{"numa_cpu_nodes", "numa_mem_policy",
+		"verify_async", "gtod_reduce",
 		"disable_slat", "disable_clat", "port", "hostname", "http_host", "max_latency"} {
 		if s, ok := optionTable[n]; !ok || s.set != nil {
 			t.Errorf("%s should be known but not modelled", n)
@@ -479,8 +484,8 @@ func TestOptionTableSane(t *testing.T) {
 // TestInertOptionsAreKnownAndNotModelled: every option called inert is
 // one fio 3.33 accepts and blkq ignores (a modelled option, or a name fio
 // does not know, would be a mistake in the list), and an inert option in
-// a job file is recorded as ignored and inert, a flow option as ignored
-// but not inert.
+// a job file is recorded as ignored and inert, an option that changes
+// what fio issues (pre_read) as ignored but not inert.
 func TestInertOptionsAreKnownAndNotModelled(t *testing.T) {
 	for name := range inertOptions {
 		spec, ok := lookupOption(name)
@@ -488,7 +493,7 @@ func TestInertOptionsAreKnownAndNotModelled(t *testing.T) {
 			t.Errorf("inert option %q: known %v, modelled %v; want known and not modelled", name, ok, ok && spec.set != nil)
 		}
 	}
-	jf, err := Parse("j.fio", []byte("[a]\ncpus_allowed=0-3\ngtod_reduce=1\nflow=2\n"), nil)
+	jf, err := Parse("j.fio", []byte("[a]\ncpus_allowed=0-3\ngtod_reduce=1\npre_read=1\nflow_watermark=10\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,7 +501,7 @@ func TestInertOptionsAreKnownAndNotModelled(t *testing.T) {
 	for _, ig := range jf.Ignored {
 		inert[ig.Option] = ig.Inert()
 	}
-	if want := map[string]bool{"cpus_allowed": true, "gtod_reduce": true, "flow": false}; !reflect.DeepEqual(inert, want) {
+	if want := map[string]bool{"cpus_allowed": true, "gtod_reduce": true, "pre_read": false, "flow_watermark": true}; !reflect.DeepEqual(inert, want) {
 		t.Errorf("ignored options and whether inert: %v; want %v", inert, want)
 	}
 }
@@ -558,6 +563,52 @@ func TestQueueOptions(t *testing.T) {
 		opt := bad[:strings.IndexByte(bad, '=')]
 		if err == nil || !strings.Contains(err.Error(), "x.fio:2") || !strings.Contains(err.Error(), opt) {
 			t.Errorf("%s: err %v, want one naming x.fio:2 and %s", bad, err, opt)
+		}
+	}
+}
+
+// TestNice: nice= parses into Job.Nice, inherited from [global], fio's
+// default 0; it is modelled (not recorded as ignored).
+func TestNice(t *testing.T) {
+	jf := parseString(t, "[global]\nnice=-20\n[a]\n[b]\nnice=19\n", nil)
+	if a, b := jf.Jobs[0], jf.Jobs[1]; a.Nice != -20 || b.Nice != 19 {
+		t.Fatalf("nice %d and %d, want -20 and 19", a.Nice, b.Nice)
+	}
+	if len(jf.Ignored) != 0 {
+		t.Fatalf("ignored %v", jf.Ignored)
+	}
+	if jf := parseString(t, "[a]\n", nil); jf.Jobs[0].Nice != 0 {
+		t.Fatalf("default nice %d", jf.Jobs[0].Nice)
+	}
+}
+
+// TestFlowOptions: flow, flow_id and flow_sleep as fio 3.33 stores them
+// (fio's defaults 0): flow is a C int of at most 1000 kept unsigned, so
+// -1 is 2^32-1, and of "-N" fio checks N too (-1001 fails, with fio's
+// message); flow_id is an int; flow_sleep is microseconds.
+func TestFlowOptions(t *testing.T) {
+	jf := parseString(t, "[a]\n[b]\nflow=8\nflow_id=-3\nflow_sleep=100\n[c]\nflow=-1\n[d]\nflow=-1000\n[e]\nflow=1000\n", nil)
+	a := jf.Jobs[0]
+	if a.Flow != 0 || a.FlowID != 0 || a.FlowSleep != 0 {
+		t.Errorf("defaults: flow %d flow_id %d flow_sleep %v; want 0 0 0", a.Flow, a.FlowID, a.FlowSleep)
+	}
+	if b := jf.Jobs[1]; b.Flow != 8 || b.FlowID != -3 || b.FlowSleep != 100*time.Microsecond {
+		t.Errorf("b: flow %d flow_id %d flow_sleep %v; want 8 -3 100µs", b.Flow, b.FlowID, b.FlowSleep)
+	}
+	for i, want := range map[int]uint32{2: 1<<32 - 1, 3: 1<<32 - 1000, 4: 1000} {
+		if got := jf.Jobs[i].Flow; got != want {
+			t.Errorf("%s: flow %d; want %d", jf.Jobs[i].Name, got, want)
+		}
+	}
+	for _, c := range []struct{ value, msg string }{
+		{"1001", "max value out of range: 1001 (1000 max)"},
+		{"-1001", "max value out of range: 1001 (1000 max)"},
+		{"1k", "max value out of range: 1024 (1000 max)"},
+		{"eight", "flow"},
+	} {
+		_, err := Parse("x.fio", []byte("[a]\nflow="+c.value+"\n"), func(string) string { return "" })
+		if err == nil || !strings.Contains(err.Error(), "x.fio:2") || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("flow=%s: err %v; want one naming x.fio:2 and %q", c.value, err, c.msg)
 		}
 	}
 }

@@ -21,6 +21,7 @@ func Validate(jf *JobFile) error {
 	var errs []error
 	seen := map[string]bool{}
 	clones := 0
+	groupSS := map[int]SteadyState{}
 	for _, j := range jf.Jobs {
 		fail := func(opt, val, format string, args ...any) {
 			line := j.Line
@@ -29,6 +30,23 @@ func Validate(jf *JobFile) error {
 			}
 			errs = append(errs, &ParseError{File: jf.Path, Line: line, Option: opt, Value: val,
 				Msg: "job " + quote(j.Name) + ": " + fmt.Sprintf(format, args...)})
+		}
+		ss := j.SteadyState
+		if ss.Duration == 0 {
+			ss = SteadyState{} // fio keeps none of an unused criterion
+		}
+		if g, ok := groupSS[j.GroupID]; ok && g != ss {
+			fail("steadystate", "", "steadystate options must be the same for every job of a reporting group (fio rejects the job)")
+		}
+		groupSS[j.GroupID] = ss
+		for _, o := range []string{"cmdprio_percentage", "cmdprio_bssplit", "cmdprio_class", "cmdprio"} {
+			if _, set := j.lines[o]; set && j.IOEngine != "libaio" && j.IOEngine != "io_uring" {
+				fail(o, "", "%s is an option of ioengine=libaio and io_uring, not %s (fio: bad option)", o, j.IOEngine)
+				break
+			}
+		}
+		if p := j.Priority; p.CmdPercentage != [2]int{} && (p.CmdBSSplit[0] != nil || p.CmdBSSplit[1] != nil) {
+			fail("cmdprio_bssplit", "", "cmdprio_percentage and cmdprio_bssplit options are mutually exclusive")
 		}
 		if j.WaitFor != "" && !seen[j.WaitFor] {
 			// fio only looks among the jobs defined above.

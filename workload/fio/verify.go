@@ -2,6 +2,7 @@ package fio
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -47,8 +48,9 @@ type Verification struct {
 	Pattern        []byte
 	PatternOffsets []int
 	// StateSave, StateLoad are verify_state_save= and verify_state_load=
-	// (fio default save=1). blkq keeps no state file: a run verifies what
-	// it wrote, or with verify_only what the same job writes.
+	// (fio default save=1): a write job saves fio's verify state file when
+	// it ends, and a verify_only job loads it to verify only what had been
+	// written (engine/verifystate.go).
 	StateSave, StateLoad bool
 }
 
@@ -81,7 +83,9 @@ var verifyOptions = []optSpec{
 		}
 		j.Verification.Pattern, j.Verification.PatternOffsets = p, offs
 		if _, set := j.lines["verify"]; !set && (j.Verify == "" || j.Verify == "0") {
-			j.Verify = "pattern" // fio: a pattern without verify= verifies the pattern
+			// fio: a pattern without verify= verifies the pattern after
+			// a header (VERIFY_PATTERN; verify=pattern has none).
+			j.Verify = "pattern_hdr"
 		}
 		return nil
 	}},
@@ -107,8 +111,10 @@ const maxPattern = 512
 // ParsePattern parses fio's pattern syntax: a sequence of hex numbers
 // (0x..., bytes in the order written), decimal numbers (their value's
 // bytes, least significant first; 0 is one zero byte), "strings",
-// 'file names' (the file's bytes) and %o (the block's offset, 8 bytes, at
-// the returned positions). Elements follow one another without separators.
+// 'file names' (the file's bytes, as many as fit in fio's 512: the rest is
+// dropped, as fio 3.33 reads no more) and %o (the block's offset, 8
+// bytes, at the returned positions). Elements follow one another without
+// separators.
 func ParsePattern(s string) ([]byte, []int, error) {
 	var out []byte
 	var offs []int
@@ -127,7 +133,7 @@ func ParsePattern(s string) ([]byte, []int, error) {
 			if end < 0 {
 				return nil, nil, fmt.Errorf("unterminated file name %s", s)
 			}
-			b, err := os.ReadFile(filepath.Clean(s[1 : 1+end]))
+			b, err := readPatternFile(filepath.Clean(s[1:1+end]), maxPattern-len(out))
 			if err != nil {
 				return nil, nil, err
 			}
@@ -186,6 +192,25 @@ func ParsePattern(s string) ([]byte, []int, error) {
 		return nil, nil, fmt.Errorf("empty pattern")
 	}
 	return out, offs, nil
+}
+
+// readPatternFile reads at most room bytes of a pattern file: fio 3.33
+// reads what fits in its 512 bytes and drops the rest (so /dev/zero is a
+// pattern of zeros).
+func readPatternFile(name string, room int) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(max(room, 0))))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) == 0 {
+		return nil, fmt.Errorf("nothing to read in %s", name)
+	}
+	return b, nil
 }
 
 func isHex(c byte) bool {

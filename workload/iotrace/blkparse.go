@@ -54,10 +54,11 @@ func parseBlkparseLine(er *EventReader, text string) (Event, bool, error) {
 	if ev.PID, err = parseID("pid", f[4]); err != nil {
 		return ev, false, err
 	}
-	if !isAction(f[5]) {
-		return ev, false, badField("action", "want one letter, have %q", f[5])
+	a, ok := parseAction(f[5])
+	if !ok {
+		return ev, false, badField("action", "want one letter or UT, have %q", f[5])
 	}
-	ev.Action = f[5][0]
+	ev.Action = a
 	return ev, false, fillEvent(&ev, f[6], rest)
 }
 

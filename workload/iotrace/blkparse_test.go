@@ -79,7 +79,7 @@ func TestBlkparse(t *testing.T) {
 			wantErr: `t.trace:1: field "sequence": invalid number "385.069815948"`},
 		{name: "bad device", in: "sda 0 1 0.1 1 Q W 8 + 8 [a]\n", wantErr: `t.trace:1: field "device": want major,minor, have "sda"`},
 		{name: "time without fraction", in: "8,0 0 1 12 1 Q W 8 + 8 [a]\n", wantErr: `t.trace:1: field "time": want seconds.nanoseconds, have "12"`},
-		{name: "bad action", in: "8,0 0 1 0.1 1 QQ W 8 + 8 [a]\n", wantErr: `t.trace:1: field "action": want one letter, have "QQ"`},
+		{name: "bad action", in: "8,0 0 1 0.1 1 QQ W 8 + 8 [a]\n", wantErr: `t.trace:1: field "action": want one letter or UT, have "QQ"`},
 		{name: "bad tail", in: "8,0 0 1 0.1 1 Q W 8 + [a]\n", wantErr: `t.trace:1: want "sector + count [command]", have "8 + [a]"`},
 		{name: "merge with bad count", in: "8,0 0 1 0.1 1 M W 8 + 99999999999 [a]\n", wantErr: `t.trace:1: field "count": 99999999999 sectors is too many`},
 		{name: "wrapping range", in: "8,0 0 1 0.1 1 Q W 18446744073709551615 + 8 [a]\n", wantErr: `t.trace:1: field "sector": range 18446744073709551615+8 overflows`},

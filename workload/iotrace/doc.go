@@ -30,8 +30,10 @@
 // For blkparse and ftrace the kernel's own decisions are available too: an
 // EventReader returns every action (Q, G, M, F, I, D, C, P, U ...), and
 // KernelMerges says, for each Q record, whether the kernel back- or
-// front-merged that bio (merges.go). That is the oracle against which
-// blkq's merging can be compared.
+// front-merged that bio, and KernelDispatched what requests it dispatched
+// (merges.go). That is the oracle against which blkq's merging can be
+// compared (blkq replay --kernel-merges; the kernel's traces in
+// testdata/ktrace).
 //
 // # Errors
 //

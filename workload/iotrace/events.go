@@ -27,14 +27,21 @@ type Event struct {
 	// ftrace falls back to the task name of the line's prefix.
 	Record
 	// Action is the blktrace action letter: 'Q' queued, 'G' get request,
-	// 'M' back merge, 'F' front merge, 'I' inserted, 'D' issued, 'C'
-	// completed, 'P' plug, 'U' unplug, 'T' unplug by timer, 'A' remap, 'X'
-	// split, 'B' bounce, 'S' sleep, 'R' requeue, 'm' message.
+	// 'M' back merge (of a bio; after an I, of a request merged away),
+	// 'F' front merge, 'I' inserted, 'D' issued, 'C' completed, 'P' plug,
+	// 'U' unplug, 'T' an unplug the submitter did not ask for (printed
+	// "UT": on blk-mq the plug flushed because its task went to sleep, on
+	// 2.6 kernels the unplug timer), 'A' remap, 'X' split, 'B' bounce,
+	// 'S' sleep, 'R' requeue, 'm' message (a scheduler's free text, bfq's
+	// and cfq's).
 	Action byte
 	// RWBS is the RWBS column as printed ("WS", "FWS", "RA", "N" ...).
 	RWBS string
 	// CPU is the number of the CPU (from 0) the event was logged on.
 	CPU int
+	// Depth is, for U and T, the number of requests the unplug released
+	// (the number after the command); 0 for other actions.
+	Depth int
 }
 
 // EventReader reads every action of a blkparse or ftrace trace, in file
@@ -111,9 +118,21 @@ func (er *EventReader) relTime(t time.Duration) time.Duration {
 	return t - er.base
 }
 
-// isAction reports whether s is an action column: one letter.
+// isAction reports whether s is an action letter.
 func isAction(s string) bool {
 	return len(s) == 1 && (s[0] >= 'A' && s[0] <= 'Z' || s[0] >= 'a' && s[0] <= 'z')
+}
+
+// parseAction returns the action of an action column: one letter, or 'T'
+// for "UT", the only action blkparse and the blk tracer print in two.
+func parseAction(s string) (byte, bool) {
+	if s == "UT" {
+		return 'T', true
+	}
+	if isAction(s) {
+		return s[0], true
+	}
+	return 0, false
 }
 
 // isBioAction reports the actions whose line describes one bio, whose RWBS
@@ -130,10 +149,13 @@ func fillEvent(ev *Event, rwbs, tail string) error {
 	switch ev.Action {
 	case 'm':
 		return nil // a scheduler message: free text
-	case 'P', 'U', 'T', 'X', 'A':
-		// Plugs and unplugs ("[cmd]", "[cmd] n"), splits ("sector / new
-		// [cmd]") and remaps ("sector + n <- (dev) sector") carry no bio
-		// to decode; keep the command where there is one.
+	case 'P', 'U', 'T':
+		return parsePlugTail(ev, tail)
+	case 'X':
+		return parseSplitTail(ev, rwbs, tail)
+	case 'A':
+		// A remap ("sector + n <- (dev) sector") carries no bio to
+		// decode; keep the command where there is one.
 		if i := strings.IndexByte(tail, '['); i >= 0 {
 			if j := strings.LastIndexByte(tail, ']'); j > i {
 				ev.Process = tail[i+1 : j]
@@ -169,6 +191,66 @@ func fillEvent(ev *Event, rwbs, tail string) error {
 		ev.Sector, ev.Sectors = 0, 0
 	}
 	return nil
+}
+
+// parsePlugTail parses what follows RWBS on a plug or unplug line: the
+// command in [..], then, for U and T, the number of requests released
+// ("[fio] 17"), which is ev.Depth.
+func parsePlugTail(ev *Event, tail string) error {
+	tail = strings.TrimSpace(tail)
+	end := strings.LastIndexByte(tail, ']')
+	if !strings.HasPrefix(tail, "[") || end < 0 {
+		return badField("", "want \"[command]\" after %s, have %q", actionName(ev.Action), tail)
+	}
+	ev.Process = tail[1:end]
+	depth := strings.TrimSpace(tail[end+1:])
+	if depth == "" {
+		return nil
+	}
+	if ev.Action == 'P' {
+		return badField("", "want nothing after a plug's [command], have %q", depth)
+	}
+	n, err := parseID("depth", depth)
+	ev.Depth = n
+	return err
+}
+
+// parseSplitTail parses a split line's tail, "SECTOR / NEW [command]": the
+// bio at SECTOR was split at NEW, so [SECTOR, NEW) went on as a bio of its
+// own (its G or M follows) and the rest, from NEW, was resubmitted. The
+// event is that first part: Sector and Sectors are [SECTOR, NEW).
+func parseSplitTail(ev *Event, rwbs, tail string) error {
+	tail = strings.TrimRight(tail, " \t")
+	open := strings.IndexByte(tail, '[')
+	if open < 0 || !strings.HasSuffix(tail, "]") {
+		return badField("", "want \"sector / new sector [command]\" after X, have %q", tail)
+	}
+	f := strings.Fields(tail[:open])
+	if len(f) != 3 || f[1] != "/" {
+		return badField("", "want \"sector / new sector [command]\" after X, have %q", tail)
+	}
+	sector, err := parseUint("sector", f[0])
+	if err != nil {
+		return err
+	}
+	split, err := parseUint("new sector", f[2])
+	if err != nil {
+		return err
+	}
+	if split <= sector || split-sector > uint64(^uint32(0)) {
+		return badField("new sector", "%d does not split a bio at sector %d", split, sector)
+	}
+	ev.Sector, ev.Sectors, ev.Process = sector, uint32(split-sector), tail[open+1:len(tail)-1]
+	ev.Op, ev.Flags, err = decodeRWBS(rwbs, ev.Sectors)
+	return err
+}
+
+// actionName returns an action as the trace prints it.
+func actionName(a byte) string {
+	if a == 'T' {
+		return "UT"
+	}
+	return string(a)
 }
 
 // parseTail parses what follows RWBS on a bio action line:

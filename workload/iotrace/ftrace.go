@@ -19,6 +19,16 @@ package iotrace
 // D, block_rq_complete C, ...), and only Q, M, F and G lines are decoded
 // beyond device and RWBS. Other tracepoints are skipped.
 //
+// The action column is one letter, or UT (read as 'T'). Linux 6.18's
+// tracer on blk-mq writes, besides the bio and request actions: U and UT
+// with the number of requests the unplug released ("U N [fio] 17": an
+// unplug the submitter asked for, and one forced because it went to sleep,
+// with its plug holding requests), X for a split ("X R 0 / 256 [fio]": the
+// bio at 0 split at 256), M after an I for a request merged into another
+// at insert time, and m for a scheduler's message (bfq's). A malformed
+// plug, unplug or split tail is an error; the tails of I, D, C and the rest
+// are decoded as far as they go.
+//
 // Time is the ftrace timestamp minus the first event's: these clocks count
 // from boot. Timestamps must be seconds with a fraction (trace_clock local,
 // global, mono, boot ...); the counter and x86-tsc clocks print bare counts,
@@ -91,11 +101,15 @@ func parseFtraceLine(er *EventReader, text string) (Event, bool, error) {
 	if !ok {
 		return ev, false, badField("", "want \"maj,min action rwbs ...\" after the timestamp, have %q", tail)
 	}
-	if !isAction(f[1]) {
+	a, isA := parseAction(f[1])
+	if !isA {
 		// options/blk_cgroup: "maj,min cgroup action rwbs ..."
 		f, rest, ok = cutFields(tail, 4)
-		if !ok || !isAction(f[2]) {
-			return ev, false, badField("action", "want one letter after the device, have %q", tail)
+		if ok {
+			a, isA = parseAction(f[2])
+		}
+		if !isA {
+			return ev, false, badField("action", "want one letter or UT after the device, have %q", tail)
 		}
 		f = []string{f[0], f[2], f[3]}
 	}
@@ -103,7 +117,7 @@ func parseFtraceLine(er *EventReader, text string) (Event, bool, error) {
 		return ev, false, err
 	}
 	ev.Device = f[0]
-	ev.Action = f[1][0]
+	ev.Action = a
 	ev.Time = er.relTime(t)
 	if err := fillEvent(&ev, f[2], rest); err != nil {
 		return ev, false, err
@@ -137,10 +151,11 @@ func parseClassicLine(er *EventReader, text string) (Event, bool, error) {
 	if ev.PID, err = parseID("pid", f[3]); err != nil {
 		return ev, false, err
 	}
-	if !isAction(f[4]) {
-		return ev, false, badField("action", "want one letter, have %q", f[4])
+	a, ok := parseAction(f[4])
+	if !ok {
+		return ev, false, badField("action", "want one letter or UT, have %q", f[4])
 	}
-	ev.Action = f[4][0]
+	ev.Action = a
 	ev.Time = er.relTime(t)
 	return ev, false, fillEvent(&ev, f[5], rest)
 }
@@ -172,7 +187,7 @@ func parseTracepoint(er *EventReader, ev Event, t time.Duration, task, name, tex
 	ev.Process = task
 	if a == 'P' || a == 'U' {
 		// "[comm]" and "[comm] depth": no device.
-		return ev, false, nil
+		return ev, false, parsePlugTail(&ev, text)
 	}
 	f, rest, ok := cutFields(text, 2)
 	if !ok {

@@ -109,6 +109,12 @@ func fuzzBlk(t *testing.T, format Format, data []byte) {
 		if ev.Line < 1 || !isAction(string(ev.Action)) {
 			t.Fatalf("bad event %+v", ev)
 		}
+		if ev.Depth < 0 || ev.Depth != 0 && ev.Action != 'U' && ev.Action != 'T' {
+			t.Fatalf("depth on a %c event %+v", ev.Action, ev)
+		}
+		if ev.Action == 'X' && (ev.Sectors == 0 || ev.Sector > ^uint64(0)-uint64(ev.Sectors)) {
+			t.Fatalf("split of no range %+v", ev)
+		}
 	}
 }
 
@@ -141,14 +147,22 @@ func FuzzIolog(f *testing.F) {
 func FuzzBlkparse(f *testing.F) {
 	addSeeds(f, nil, realBlkparse,
 		"8,0 0 5 0.5 1 Q FWS 0 [jbd2/sda1-8]\n8,0 0 1 0.1 1 Q RA 8 + 8 (  12) [Web Content]\n",
-		"8,0 0 1 0.1 1 Q W 8 + 8 [a]\n8,0 0 1 0.1 1 M W 8 + 8 [a]\n8,0 0 1 0.1 1 F W 8 + 8 [a]\n")
+		"8,0 0 1 0.1 1 Q W 8 + 8 [a]\n8,0 0 1 0.1 1 M W 8 + 8 [a]\n8,0 0 1 0.1 1 F W 8 + 8 [a]\n",
+		"8,0 1 255 9.932077822 29743 UT N [kworker/1:0] 2\n8,0 1 2 0.1 1 X R 0 / 256 [a]\n")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzBlk(t, FormatBlkparse, data) })
 }
 
 func FuzzFtrace(f *testing.F) {
-	addSeeds(f, [][2]string{{samplesDir, "ftrace-blk-loop0.txt"}, {samplesDir, "ftrace-blk-classic-loop0.txt"}},
+	// Linux 6.18's kinds of line (UT, X, m, FWS, FN, DS, RA, insert-time
+	// request merges) come from the ktrace files with them.
+	addSeeds(f, [][2]string{{samplesDir, "ftrace-blk-loop0.txt"}, {samplesDir, "ftrace-blk-classic-loop0.txt"},
+		{ktraceDir, "randwrite-4k-qd32-batch32-nomerges0-nr4.txt"}, {ktraceDir, "read-1m-qd4-batch4-nomerges0-nr256-max128k.txt"},
+		{ktraceDir, "randread-4k-qd32-batch32-nomerges0-nr256-bfq.txt"}, {ktraceDir, "write-4k-qd1-batch1-nomerges0-nr256-buffered-fsync32.txt"},
+		{ktraceDir, "rw-4k-qd32-batch32-nomerges0-nr256.txt"}, {ktraceDir, "trim-64k-qd32-batch32-nomerges0-nr256.txt"},
+		{ktraceDir, "read-4k-qd1-batch1-nomerges0-nr256-buffered.txt"}},
 		"fio-9 [000] ..... 2.000001: block_bio_queue: 8,0 WS 16 + 8 [fio]\nfio-9 (9) [000] 2.1: block_bio_frontmerge: 8,0 FF 0 + 0 [fio]\n",
-		"fio-1 [000] .... 1.5: 8,0 1a2b,0 Q WS 8 + 8 [fio]\nCPU:1 [LOST 12 EVENTS]\n")
+		"fio-1 [000] .... 1.5: 8,0 1a2b,0 Q WS 8 + 8 [fio]\nCPU:1 [LOST 12 EVENTS]\n",
+		"fio-17338 [001] d..1. 462.340995: 7,0 UT N [fio] 4\nfio-1 [000] ..... 1.0: block_unplug: [fio] 3\n")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzBlk(t, FormatFtrace, data) })
 }
 

@@ -16,6 +16,9 @@ import (
 const (
 	samplesDir = "../../testdata/samples"
 	tracesDir  = "../../testdata/traces"
+	// ktraceDir holds the kernel's own traces captured by
+	// scripts/capture-kernel-traces.sh.
+	ktraceDir = "../../testdata/ktrace"
 )
 
 func readCorpus(t testing.TB, dir, name string) []byte {

@@ -77,6 +77,14 @@ func ReadKernelMerges(r io.Reader, name string, f Format) ([]Queued, error) {
 // kernel's merges: another format is an error naming it. The Q records
 // before a malformed line are returned with the error.
 func ReadKernelMergesFile(path string, f Format) ([]Queued, error) {
+	evs, err := ReadEventsFile(path, f)
+	return KernelMerges(evs), err
+}
+
+// ReadEventsFile reads every event of the blkparse or ftrace trace file at
+// path, in format f ("" to detect it); another format is an error naming
+// it. The events before a malformed line are returned with the error.
+func ReadEventsFile(path string, f Format) ([]Event, error) {
 	f, err := FileFormat(path, f)
 	if err != nil {
 		return nil, err
@@ -89,33 +97,87 @@ func ReadKernelMergesFile(path string, f Format) ([]Queued, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	return ReadKernelMerges(fh, path, f)
+	return ReadEvents(fh, path, f)
+}
+
+// Dispatched is what the kernel issued to the driver: the D events of a
+// trace.
+type Dispatched struct {
+	// Requests counts the D events, flush requests included.
+	Requests int
+	// Sectors is the sum of their sizes in 512-byte sectors (a flush has
+	// none).
+	Sectors uint64
+}
+
+// KernelDispatched sums the D events of events.
+func KernelDispatched(events []Event) Dispatched {
+	var d Dispatched
+	for _, ev := range events {
+		if ev.Action == 'D' {
+			d.Requests++
+			d.Sectors += uint64(ev.Sectors)
+		}
+	}
+	return d
+}
+
+// MeanKiB is the mean request size in KiB: Sectors over Requests, flushes
+// counted as requests of no bytes, as blkq's "avg request" counts them (0
+// for no requests).
+func (d Dispatched) MeanKiB() float64 {
+	return float64(d.Sectors) / 2 / float64(max(d.Requests, 1))
 }
 
 // MergeAgreement compares, bio by bio, the kernel's merge decisions with a
 // replay's: over the first Bios Q records of both, how many each merged,
-// and on how many they agree (both merged, or neither).
+// and on how many they agree (both merged, or neither). The Back and Front
+// counts split the merges by kind (M and F): BothBack counts the bios both
+// back-merged, BothFront those both front-merged.
 type MergeAgreement struct {
 	Bios, Kernel, Replay, Both, Neither int
+
+	KernelBack, KernelFront, ReplayBack, ReplayFront, BothBack, BothFront int
 }
 
 // CompareMerges compares the kernel's decisions (ReadKernelMerges) with a
-// replay's, ours[i] != 0 when the replay merged the i-th record's bio.
+// replay's: ours[i] is 'F' when the replay front-merged the i-th record's
+// bio, 0 when it did not merge it, and any other value ('M') when it
+// back-merged it.
 func CompareMerges(kernel []Queued, ours []byte) MergeAgreement {
 	a := MergeAgreement{Bios: min(len(kernel), len(ours))}
 	for i := range a.Bios {
-		k, b := kernel[i].Merged(), ours[i] != 0
+		km, bm := kernel[i].Merge, ours[i]
+		if bm != 0 && bm != 'F' {
+			bm = 'M'
+		}
 		switch {
-		case k && b:
+		case km != 0 && bm != 0:
 			a.Both++
-		case !k && !b:
+		case km == 0 && bm == 0:
 			a.Neither++
 		}
-		if k {
+		switch km {
+		case 'M':
 			a.Kernel++
+			a.KernelBack++
+		case 'F':
+			a.Kernel++
+			a.KernelFront++
 		}
-		if b {
+		switch bm {
+		case 'M':
 			a.Replay++
+			a.ReplayBack++
+		case 'F':
+			a.Replay++
+			a.ReplayFront++
+		}
+		switch {
+		case km == 'M' && bm == 'M':
+			a.BothBack++
+		case km == 'F' && bm == 'F':
+			a.BothFront++
 		}
 	}
 	return a

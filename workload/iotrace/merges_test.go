@@ -73,8 +73,17 @@ func TestKernelMergesStopsAtError(t *testing.T) {
 func TestCompareMergesCountsAgreementBioByBio(t *testing.T) {
 	kernel := []Queued{{Merge: 'M'}, {}, {Merge: 'F'}, {}, {Merge: 'M'}}
 	a := CompareMerges(kernel, []byte{1, 1, 0, 0})
-	if a != (MergeAgreement{Bios: 4, Kernel: 2, Replay: 2, Both: 1, Neither: 1}) || a.Percent() != 50 {
+	if a != (MergeAgreement{Bios: 4, Kernel: 2, Replay: 2, Both: 1, Neither: 1,
+		KernelBack: 1, KernelFront: 1, ReplayBack: 2, BothBack: 1}) || a.Percent() != 50 {
 		t.Errorf("CompareMerges = %+v (%.1f%%)", a, a.Percent())
+	}
+	// By kind: a bio both merged, one at the back and one at the front,
+	// agrees on merging but is in neither BothBack nor BothFront.
+	kernel = []Queued{{Merge: 'M'}, {Merge: 'F'}, {Merge: 'F'}, {Merge: 'M'}, {}}
+	a = CompareMerges(kernel, []byte{'M', 'F', 'M', 0, 'F'})
+	if a != (MergeAgreement{Bios: 5, Kernel: 4, Replay: 4, Both: 3, Neither: 0,
+		KernelBack: 2, KernelFront: 2, ReplayBack: 2, ReplayFront: 2, BothBack: 1, BothFront: 1}) {
+		t.Errorf("CompareMerges by kind = %+v", a)
 	}
 	if (MergeAgreement{}).Percent() != 0 {
 		t.Error("no bios: want 0%")
@@ -85,5 +94,28 @@ func TestCompareMergesCountsAgreementBioByBio(t *testing.T) {
 	qs, err := ReadKernelMergesFile("../../testdata/samples/ftrace-blk-loop0.txt", "")
 	if err != nil || len(qs) == 0 {
 		t.Errorf("ftrace sample: %d Q records, %v", len(qs), err)
+	}
+}
+
+// TestKernelDispatched: the D events' count and sectors, a flush request
+// counted with no sectors, and their mean in KiB.
+func TestKernelDispatched(t *testing.T) {
+	in := "" +
+		"  7,0    1   454.447928075 16532  U   N [fio] 2\n" +
+		"  7,0    1   454.447929277 16532  I   R 0 + 24 [fio]\n" +
+		"  7,0    1   454.447940000 16532  D   R 0 + 24 [fio]\n" +
+		"  7,0    1   454.447950000 16532  D  WS 8 + 8 [fio]\n" +
+		"  7,0    1   464.519104244    58  D  FN [kworker/1:1H]\n" +
+		"  7,0    1   464.519110403    22  C  FN 0 [0]\n"
+	evs, err := ReadEvents(strings.NewReader(in), "d", FormatFtrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := KernelDispatched(evs)
+	if d != (Dispatched{Requests: 3, Sectors: 32}) || d.MeanKiB() != 16.0/3 {
+		t.Errorf("KernelDispatched = %+v, mean %v KiB", d, d.MeanKiB())
+	}
+	if (Dispatched{}).MeanKiB() != 0 {
+		t.Error("no requests: want 0 KiB")
 	}
 }

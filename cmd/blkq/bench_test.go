@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/blkq-dev/blkq/internal/iobench"
+)
+
+// TestBenchRunsEveryContender runs blkq bench as a user does, on one
+// page-cache case, briefly: every contender reads, each has figures, and
+// the JSON holds the ratios the text prints. (The figures themselves are
+// the machine's: only their presence and consistency are checked.)
+func TestBenchRunsEveryContender(t *testing.T) {
+	needFio(t)
+	bin := buildBlkq(t)
+	dir := t.TempDir()
+	js := filepath.Join(dir, "bench.json")
+	cmd := exec.Command(bin, "bench", "--cases", "read-4k-1job-buffered", "--rounds", "1",
+		"--ramp", "100ms", "--runtime", "300ms", "--size", "4m", "--dir", dir, "--json", js)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("blkq bench: %v\n%s", err, out)
+	}
+	var rep iobench.Report
+	b, err := os.ReadFile(js)
+	if err == nil {
+		err = json.Unmarshal(b, &rep)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cases) != 1 || len(rep.Cases[0].Results) != 4 {
+		t.Fatalf("report %+v; want one case, four contenders", rep)
+	}
+	for _, r := range rep.Cases[0].Results {
+		if r.IOPS <= 0 || r.CPUNsPerIO <= 0 || len(r.Samples) != 1 {
+			t.Errorf("%s: %v IOPS, %v ns CPU per I/O, %d samples", r.Contender, r.IOPS, r.CPUNsPerIO, len(r.Samples))
+		}
+		if !strings.Contains(string(out), r.Contender) {
+			t.Errorf("the text does not name %s:\n%s", r.Contender, out)
+		}
+	}
+	if got, want := rep.Cases[0].Ratios["blkq-none/fio iops"], rep.Cases[0].Results[1].IOPS/rep.Cases[0].Results[0].IOPS; got != want {
+		t.Errorf("blkq-none/fio iops %v; want %v", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "blkq-bench.dat")); !os.IsNotExist(err) {
+		t.Errorf("the test file is left behind: %v", err)
+	}
+}
+
+// TestBenchBadFlags: mistakes are usage errors naming the flag.
+func TestBenchBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--cases", "nope"}, `no case "nope"`},
+		{[]string{"bench", "--size", "12x"}, "--size"},
+		{[]string{"bench", "--rounds", "0"}, "--rounds"},
+		{[]string{"bench", "extra"}, "extra"},
+	} {
+		var o, e strings.Builder
+		if st := blkqMain(c.args, strings.NewReader(""), &o, &e); st != 2 || !strings.Contains(e.String(), c.want) {
+			t.Errorf("%v: status %d, stderr %q; want 2 and %q", c.args, st, e.String(), c.want)
+		}
+	}
+}

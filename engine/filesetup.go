@@ -1,0 +1,142 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/blkq-dev/blkq/bcache"
+	"github.com/blkq-dev/blkq/device"
+)
+
+// Setting a job's files up, as fio 3.33 does (filesetup.c, backend.c read
+// for behaviour): fallocate when the run lays the files out, invalidate
+// when a job opens them, and fill_device's end at ENOSPC.
+//
+//   - fallocate: fio allocates a file it lays out, one too small for its
+//     jobs or missing, before any job starts. blkq's files are extents of
+//     one device: on a regular file, each extent the run creates or
+//     extends (past the file's size before the run) is allocated as the
+//     first job naming it asks: native and posix with fallocate(2) mode
+//     0, keep with FALLOC_FL_KEEP_SIZE, none and truncate not at all (the
+//     device file is extended sparsely either way). fio skips it for a
+//     job with create_on_open (its files are not laid out) or
+//     fill_device. A failure is a warning (fio: native's is silent).
+//   - invalidate (fio default 1): when a job starts, its files' regions
+//     leave the page caches: blkq's own (bcache, for a buffered job) and,
+//     on a file device, the kernel's (POSIX_FADV_DONTNEED). Clean pages
+//     go; dirty and locked ones (a read in flight) stay, as the kernel
+//     keeps them, without waiting for them. fio opens its files
+//     again at each loop and before its verify pass, and invalidates them
+//     again there: blkq does so only when the job starts.
+//   - fill_device: ENOSPC (or EDQUOT) ends the job without an error (its
+//     io_u error line is still printed, as fio prints it). A fill job's
+//     file without a size runs to the device's end (layout.go): on a
+//     simulated device its capacity, on a file as far as the file system
+//     has room for, on a block device its end.
+
+// filled reports whether err ends j as a full device ends a fill_device
+// job: without an error.
+func (j *job) filled(err error) bool {
+	return j.spec.Files.FillDevice && (errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT))
+}
+
+// fillCapacity is the size of a file device whose file grows until the
+// file system is full: what it holds now (at least need) and the room left
+// (statfs's blocks available), in whole 4 KiB pages; a block device's own
+// size.
+func fillCapacity(path string, need int64) (int64, error) {
+	cur := int64(0)
+	if fi, err := os.Stat(path); err == nil {
+		if fi.Mode()&os.ModeDevice != 0 {
+			return 0, nil // OpenFile takes the block device's size
+		}
+		cur = fi.Size()
+	}
+	var st unix.Statfs_t
+	if err := unix.Statfs(filepath.Dir(path), &st); err != nil {
+		return 0, &os.PathError{Op: "statfs", Path: filepath.Dir(path), Err: err}
+	}
+	free := int64(st.Bavail) * st.Bsize
+	return min(max(need, cur)+free, maxDevice) &^ 4095, nil
+}
+
+// fileSizeBefore is the size of the device's file before the run opens
+// it (0 if it is missing or not a file device).
+func (r *runner) fileSizeBefore() int64 {
+	kind, path, _ := strings.Cut(r.opt.Device, ":")
+	if kind != "file" {
+		return 0
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	return fi.Size()
+}
+
+// allocate allocates the extents the run laid out on a regular file
+// (those past before, the file's size before the run) as their first
+// job's fallocate asks, and returns a warning for each failure.
+func (r *runner) allocate(before int64) []string {
+	f, ok := r.dev.(*device.File)
+	if !ok {
+		return nil
+	}
+	var warnings []string
+	done := map[*extent]bool{}
+	for _, j := range r.jobs {
+		if j.gen == nil {
+			continue
+		}
+		for _, fr := range j.gen.files {
+			e := fr.ext
+			if e == nil || e.whole || done[e] || e.base+e.size <= before {
+				continue
+			}
+			done[e] = true
+			mode := j.spec.Files.Fallocate
+			if j.spec.Files.CreateOnOpen || j.spec.Files.FillDevice || mode == "none" || mode == "truncate" {
+				continue
+			}
+			err := f.Allocate(e.base, e.size, mode == "keep")
+			if err != nil && mode != "native" {
+				warnings = append(warnings, fmt.Sprintf("%s: job %q: fallocate=%s of file %q (%d bytes at %d) failed: %v", jobPlace(r.jf, j.spec), j.name, mode, e.name, e.size, e.base, err))
+			}
+		}
+	}
+	return warnings
+}
+
+// openFiles does what fio does as j opens its files (invalidate), then
+// calls then: at once, or on the executor once the page cache is done.
+func (j *job) openFiles(then func()) {
+	if !j.spec.Files.Invalidate || j.gen == nil {
+		then()
+		return
+	}
+	if f, ok := j.r.dev.(*device.File); ok {
+		for _, fr := range j.gen.files {
+			f.DropCache(fr.base, fr.size) // advice: fio only reports a failure in passing
+		}
+	}
+	p, ok := j.path.(*cachePath)
+	if !ok {
+		then()
+		return
+	}
+	files := j.gen.files
+	var next func(i int)
+	next = func(i int) {
+		if i == len(files) {
+			j.r.exec.Do(then)
+			return
+		}
+		p.c.StartInvalidateRange(files[i].base, files[i].size, func(bcache.InvalidateResult) { next(i + 1) })
+	}
+	next(0)
+}
