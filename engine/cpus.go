@@ -11,11 +11,14 @@ package engine
 //     for a request, an I/O's completion, the end of a thinktime or of a
 //     rate limit's pause) posts it to the thread, which does it once it
 //     has a CPU, after a context switch if it was off one.
-//   - The job issues one bio per step of the thread, and each costs Submit
-//     of CPU time (the system call and the request layer's work): a burst
-//     of n bios holds a CPU for n x Submit, in steps, under one plug, as a
-//     task in io_submit holds its plug across the call. Each end of a
-//     submission is a preemption point (the return to user space).
+//   - The job takes one I/O per step of the thread, and each bio it
+//     submits costs Submit of CPU time (the system call and the request
+//     layer's work), one bio per step: a submit call of n bios holds a
+//     CPU for n x Submit, in steps, under its plug if Linux plugs it (a
+//     call of more than two, batch.go), as a task in io_submit holds its
+//     plug across the call; the call returns (its plug is finished) in
+//     the step after its last bio's. Each end of a step is a preemption
+//     point (the return to user space).
 //   - A woken task finishing a submission that slept for a request costs
 //     Submit again (the retry of get_request and the rest of the
 //     submission): a wake-up that finds no request free costs a context
@@ -31,9 +34,9 @@ package engine
 //     stays the cache's own time (CopyNsPerKiB), not a CPU's.
 //
 // The hooks into the job are pump's first line (a pump off the thread
-// becomes a step posted to it), its loop's condition (a step issues one
-// bio) and wake's timer (afterWake); a step's plug, CPU time and section
-// are here.
+// becomes a step posted to it), its loop's end (a step takes one I/O),
+// submitCalls (a step submits one bio: batch.go) and wake's timer
+// (afterWake); a step's CPU time and section are here.
 
 import (
 	"fmt"
@@ -202,13 +205,12 @@ type cpuModel struct {
 // jobCPU is a job's part of the model: its task's thread and the state of
 // its steps.
 type jobCPU struct {
-	th      *cpu.Thread
-	step    int  // cpuStep's progress: stepNone, stepOpen, stepPumping
-	posted  bool // a step is posted to the thread and has not run
-	plugged bool // the burst's plug is open across steps
-	writes  int  // writes since the last section
-	delays  *report.Latency
-	stepFn  func() // j.cpuStep, made once
+	th     *cpu.Thread
+	step   int  // cpuStep's progress: stepNone, stepOpen, stepPumping
+	posted bool // a step is posted to the thread and has not run
+	writes int  // writes since the last section
+	delays *report.Latency
+	stepFn func() // j.cpuStep, made once
 }
 
 const (
@@ -262,44 +264,37 @@ func (c *jobCPU) post() {
 	}
 }
 
-// cpuStepDone is pump's loop condition under the model: a step issues
-// one bio (or an fsync) and then gives the CPU time it costs.
-func (j *job) cpuStepDone(submitted int) bool {
-	return j.cpu != nil && j.cpu.step == stepPumping && submitted > 0
+// cpuStepDone is pump's check after each I/O under the model: a step
+// takes one I/O and then gives the CPU time it cost.
+func (j *job) cpuStepDone() bool {
+	return j.cpu != nil && j.cpu.step == stepPumping
 }
 
-// cpuStep is one step of the job's thread: a pump that issues at most one
-// bio, its CPU time, a section when one is due, and the next step if the
-// job can go on. A burst's plug stays open from its first step to its
-// last, or until the task sleeps for a request.
+// cpuStepping reports whether a step of the model runs: submitCalls then
+// submits one bio per step.
+func (j *job) cpuStepping() bool { return j.cpu != nil && j.cpu.step == stepPumping }
+
+// cpuStep is one step of the job's thread: a pump that takes at most one
+// I/O and submits at most one bio, the bio's CPU time, a section when one
+// is due, and the next step if the job can go on.
 func (j *job) cpuStep() {
 	c, o := j.cpu, j.r.cpus.opt
 	c.posted = false
-	q, t := j.r.q, j.main.task
-	if j.plug && !c.plugged {
-		q.Plug(t)
-		c.plugged = true
-	}
-	before, writes := j.submitted, j.rateIOs[rwt(blkq.OpWrite)]
+	before, bios, writes := j.submitted, j.aio.bios, j.rateIOs[rwt(blkq.OpWrite)]
 	c.step = stepOpen
 	j.pump()
 	c.step = stepNone
-	n := j.submitted - before
-	if n > 0 {
-		c.th.Spend(time.Duration(n) * o.Submit)
+	n, nb := j.submitted-before, j.aio.bios-bios
+	if n > 0 || nb > 0 || j.aio.committing() && !j.main.asleep {
+		c.th.Spend(time.Duration(nb) * o.Submit)
 		c.writes += int(j.rateIOs[rwt(blkq.OpWrite)] - writes)
 		if o.Section > 0 && c.writes >= o.SectionEvery {
 			c.writes = 0
 			c.th.Section(o.Section, o.LockBreak)
 		}
 		if !j.main.asleep && !j.state.ended() {
-			c.post() // the next bio, once this one's CPU time is spent
-			return
+			c.post() // the next step, once this one's CPU time is spent
 		}
-	}
-	if c.plugged {
-		c.plugged = false
-		q.Finish(t)
 	}
 }
 

@@ -62,14 +62,15 @@ func TestCPUThirdJobWaitsForTheFirstFreeCPU(t *testing.T) {
 	}
 }
 
-// TestCPUSubmissionsTakeTheirTime: a libaio job issuing a burst of 8 bios
-// under one plug takes 8 submissions of CPU time: its bios are queued
-// 50 µs apart, the first after its context switch, yet they still merge
-// into one request, dispatched when the plug is finished after the eighth
-// submission's CPU time (5 + 8×50 µs in), where without the model
+// TestCPUSubmissionsTakeTheirTime: a libaio job submitting 8 bios in one
+// io_submit (iodepth_batch=8: Linux plugs a call of more than two) takes
+// 8 submissions of CPU time: its bios are queued 50 µs apart, the first
+// after its context switch, yet they still merge into one request,
+// dispatched when the call returns and its plug is finished, after the
+// eighth submission's CPU time (5 + 8×50 µs in), where without the model
 // everything happens at time 0.
 func TestCPUSubmissionsTakeTheirTime(t *testing.T) {
-	const job = "[w]\nrw=write\nbs=4k\nsize=32k\nioengine=libaio\niodepth=8\ndirect=1\n"
+	const job = "[w]\nrw=write\nbs=4k\nsize=32k\nioengine=libaio\niodepth=8\niodepth_batch=8\ndirect=1\n"
 	for _, tc := range []struct {
 		cpu      CPUOptions
 		queued   string

@@ -16,7 +16,10 @@
 //   - A job (job.go) keeps up to its depth of I/Os in flight and accounts
 //     them (stats.go). Its state, and every change of it, is jobState
 //     (jobstate.go). Its tasks are submitters: its own, or one per pid of
-//     a trace.
+//     a trace. Its engine's queue (batch.go) submits its I/O in fio's
+//     batches, plugged where Linux plugs an io_submit, and reaps the
+//     completions when fio would; serialize_overlap (overlap.go) and
+//     latency_target's depth search (latency_target.go) act there.
 //   - Its source (source.go) chooses what it issues: fio's offsets
 //     (gen.go; random ones in randgen.go, with randmap.go, lfsr.go and
 //     distrib.go) under rate limits (rate.go), or a trace's records

@@ -145,20 +145,6 @@ func mustRead(t *testing.T, path string) []byte {
 	return b
 }
 
-// TestIODepthLow: with iodepth=8 and iodepth_low=0 a job submits 8 I/Os,
-// waits for all of them, then submits 8 again: every submission batch is 8.
-func TestIODepthLow(t *testing.T) {
-	res := run(t, "[b]\nrw=randread\nbs=4k\nioengine=libaio\ndirect=1\niodepth=8\niodepth_low=0\nsize=16m\nnumber_ios=800\n", Options{})
-	js := res.Run.Jobs[0]
-	if got := js.SubmitHist[report.BatchBucket(8)]; got != 100 {
-		t.Fatalf("batches of 5-8 I/Os: %d, want 100 (800 I/Os in batches of 8); hist %v", got, js.SubmitHist)
-	}
-	res = run(t, "[b]\nrw=randread\nbs=4k\nioengine=libaio\ndirect=1\niodepth=8\nsize=16m\nnumber_ios=800\n", Options{})
-	if got := res.Run.Jobs[0].SubmitHist[report.BatchBucket(1)]; got < 700 {
-		t.Fatalf("without iodepth_low, single-I/O refills: %d, want most of 800", got)
-	}
-}
-
 // TestRateLimitsOneDirection: rate=,40k limits writes only (fio limits
 // each direction on its own).
 func TestRateLimitsOneDirection(t *testing.T) {

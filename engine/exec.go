@@ -16,6 +16,9 @@ type executor interface {
 	blkq.Clock
 	// Do runs f on the executor: at once in simulation, posted otherwise.
 	Do(f func())
+	// Post runs f on the executor after what is already due now: in
+	// simulation after every event of this instant.
+	Post(f func())
 	// Run runs until Stop.
 	Run()
 	// Stop makes Run return once the current callback is done.
@@ -26,6 +29,7 @@ type executor interface {
 type simExec struct {
 	loop interface {
 		blkq.Clock
+		Post(f func())
 		Run()
 		Stop()
 	}
@@ -35,9 +39,10 @@ func (s simExec) Now() blkq.Time { return s.loop.Now() }
 func (s simExec) AfterFunc(d time.Duration, f func()) func() bool {
 	return s.loop.AfterFunc(d, f)
 }
-func (s simExec) Do(f func()) { f() }
-func (s simExec) Run()        { s.loop.Run() }
-func (s simExec) Stop()       { s.loop.Stop() }
+func (s simExec) Do(f func())   { f() }
+func (s simExec) Post(f func()) { s.loop.Post(f) }
+func (s simExec) Run()          { s.loop.Run() }
+func (s simExec) Stop()         { s.loop.Stop() }
 
 // realExec serializes callbacks from timers and device goroutines. Its
 // queue is unbounded, so Do never blocks: a callback that itself posts

@@ -46,7 +46,7 @@ func TestFlowExampleRatio(t *testing.T) {
 		want   []int64 // job2 (write, flow=1), job1 (randread, flow=8)
 	}{
 		{"sim:ssd", []int64{3363, 26897}},
-		{"sim:hdd", []int64{51, 417}},
+		{"sim:hdd", []int64{51, 401}},
 	} {
 		ios, _ := flowRun(t, jf, Options{Device: c.device, RuntimeCap: 3 * time.Second})
 		if !slices.Equal(ios, c.want) {

@@ -32,10 +32,14 @@ type job struct {
 	prio   prioState    // each I/O's priority (prio.go)
 	wdata  *writeData   // what its writes hold on a file (bufdata.go), nil for the data check's pattern
 	sync   bool         // one I/O at a time (psync and friends)
-	plug   bool         // plug the queue around each batch it issues
 	depth  int
-	low    int // iodepth_low: refill once in-flight I/O drains to this
+	low    int // iodepth_low: a full queue reaps down to this before refilling
 	state  jobState
+	aio    aioState      // its engine's queue: batches, completions to reap (batch.go)
+	lat    *latTarget    // latency_target's search (latency_target.go), nil without
+	ovl    *overlapState // serialize_overlap (overlap.go), nil without
+
+	reapFunc func() // j.reapLoop, made once: posted for each reap that waits for this instant's completions
 
 	deps    int    // jobs that must finish before this one starts
 	waiters []*job // jobs waiting for this one
@@ -45,7 +49,7 @@ type job struct {
 
 	filesOpen bool // its files are open: invalidated, as fio does when it opens them (filesetup.go)
 
-	inflight            int
+	inflight            int // units taken and not yet reaped (fio's cur_depth)
 	start, end, rampEnd blkq.Time
 	limit               int64 // bytes to issue; 0: until runtime
 	issued              int64 // bytes issued
@@ -54,7 +58,8 @@ type job struct {
 	rateIOs             [3]int64
 	lastDir             int // direction of the last I/O issued (rate_ignore_thinktime)
 	think               thinker
-	flow                jobFlow // flow=, flow_id (flow.go)
+	rateDelay           time.Duration // a rate limit's sleep after its quiesce
+	flow                jobFlow       // flow=, flow_id (flow.go)
 	writesSinceSync     int
 	err                 error  // the job's first error
 	errFunc             string // what failed, for the report ("io_u error")
@@ -103,6 +108,8 @@ type ioUnit struct {
 	vp     *vpiece       // the verify block it writes or reads back (verify.go)
 	plan   fillPlan      // what its write holds, with wdata (bufdata.go)
 	verr   error         // its verify read's bad block, found where it completed
+	err    error         // how it completed, while it waits to be reaped
+	flight int           // its slot among the units in flight (serialize_overlap)
 }
 
 func (j *job) now() blkq.Time { return j.r.exec.Now() }
@@ -126,6 +133,9 @@ func (j *job) begin() {
 		// fio: ramp_time runs before runtime starts counting.
 		j.r.exec.AfterFunc(j.spec.RampTime+rt, j.stop)
 	}
+	if j.lat != nil {
+		j.lat.begin(j.start)
+	}
 	j.src.begin()
 	j.ssBegin()
 	j.pump()
@@ -148,7 +158,7 @@ func (j *job) stop() {
 		return
 	}
 	j.state.stop()
-	j.maybeFinish()
+	j.pump() // it drains what it has in flight, then finishes
 }
 
 // cancel ends a job that never started (exitall).
@@ -191,95 +201,167 @@ func endIO(b *blkq.Bio, err error) {
 		b.Buf = nil
 	}
 	if u.j.r.simulated {
-		u.j.done(u, err) // already on the event loop
+		u.j.completed(u, err) // already on the event loop
 		return
 	}
-	u.j.r.exec.Do(func() { u.j.done(u, err) })
+	u.j.r.exec.Do(func() { u.j.completed(u, err) })
 }
 
-// pump issues I/O while the job may: what its source has ready, through
-// its path, up to its depth.
+// pump is fio's I/O loop (backend.c do_io) for the job, run until the job
+// must wait: it takes I/O from its source and queues it with its engine
+// (batch.go) while its depth has room, reaps when the queue is full, and
+// quiesces (waits for everything in flight) before a thinktime stall, a
+// rate limit's sleep, a change of the latency target's depth and an
+// fsync. A reap, a wake-up or a timer calls it again.
 func (j *job) pump() {
 	if j.cpuPump() {
 		return // the CPU model: the task pumps on its CPU (cpus.go)
 	}
 	j.r.stopDue() // an interruption stops j: it issues nothing more
-	if !j.state.started() || j.state.ended() || j.main.asleep || j.state.paused() {
+	if !j.state.started() || j.state.ended() || j.main.asleep || j.aio.waiting() || j.state.syncBusy() {
 		return
 	}
-	q := j.r.q
-	plugged := false
-	submitted := 0
-	for j.inflight < j.depth && !j.state.stopping() && !j.state.draining() && !j.main.asleep && !j.cpuStepDone(submitted) {
+	j.loop()
+	if a := &j.aio; a.pumped > 0 {
+		j.st.submitBatch(j.now(), a.pumped) // a replay: what one pass submitted
+		a.pumped = 0
+	}
+}
+
+// loop is pump's loop.
+func (j *job) loop() {
+	if j.aio.committing() {
+		j.submitCalls() // a commit the CPU model spreads over steps (cpus.go)
+		if j.main.asleep || j.aio.committing() {
+			return
+		}
+	}
+	for {
+		if j.state.stopping() {
+			j.drain()
+			return
+		}
+		if j.lat != nil {
+			j.latCheck()
+			if j.lat.quiesce {
+				if j.quiesce() {
+					return
+				}
+				j.latQuiesced()
+				continue
+			}
+			if j.state.stopping() {
+				continue // the search is over
+			}
+		}
+		if j.think.waiting {
+			j.thinkStall()
+			return
+		}
+		if j.state.pause == pauseQuiesce {
+			if !j.quiesce() {
+				j.sleepThen(j.rateDelay)
+			}
+			return
+		}
+		if j.state.paused() {
+			return // a timer pumps
+		}
 		if j.state.syncDue() {
-			if j.inflight > 0 {
-				break // fsync waits for the writes before it
+			if !j.quiesce() && j.flowLets() {
+				j.issueSync(false) // fsync waits for the writes before it
+				j.flow.granted = false
 			}
-			if !j.flowAllows() {
-				break // held back by its flow (flow.go)
+			return
+		}
+		if j.full() {
+			j.reapWait(true)
+			return
+		}
+		io, held := j.overlapHeld()
+		if !held {
+			if j.limitReached() && !j.verifyPending() {
+				j.drain()
+				return
 			}
-			j.issueSync(false)
-			j.flow.granted = false
-			break
+			if !j.flowLets() {
+				return
+			}
+			var st srcStatus
+			io, st = j.src.next()
+			if st == srcWait {
+				if j.state.paused() {
+					continue // a rate limit: quiesce, then sleep
+				}
+				return // a trace's time or a sleeping task holds it back: a timer or a wake-up pumps
+			}
+			if st == srcDrain && j.inflight > 0 {
+				if j.quiesce() {
+					return
+				}
+				continue
+			}
+			if st == srcEnd {
+				j.state.stop()
+				continue
+			}
+			if st != srcReady {
+				return
+			}
 		}
-		if j.limitReached() && !j.verifyPending() {
-			break
-		}
-		if !j.flowAllows() {
-			break
-		}
-		io, st := j.src.next()
-		if st == srcWait {
-			break // rate limits or a sleeping task hold it back; a timer or a wake-up will pump
-		}
-		if st == srcEnd {
-			j.state.stop()
-			break
+		if j.overlapBlocks(io) {
+			// serialize_overlap: submit what is queued, reap, try again.
+			j.reapWait(j.full())
+			return
 		}
 		j.flow.granted = false
-		if j.plug && !plugged {
-			q.Plug(j.main.task)
-			plugged = true
-		}
-		u := j.getUnit()
-		j.prepare(u, io)
-		j.st.logIssue(u, j.now(), j.spec.Fdatasync > 0)
-		if !io.uncounted {
-			j.issued += io.length
-		}
-		j.issuedIOs++
-		j.rateBytes[rwt(io.op)] += io.length
-		j.rateIOs[rwt(io.op)]++
-		j.lastDir = int(rwt(io.op))
-		j.inflight++
-		submitted++
-		j.st.submitDepth(j.inflight)
-		j.submitted++
-		u.queued = j.now()
-		if u.sub.asleep {
-			// A replay's record whose task sleeps: it waits for it, in order.
-			u.sub.waiting = append(u.sub.waiting, u)
-			continue
-		}
-		ok := j.path.submit(u)
-		j.countForSync(io.op) // a write that sleeps counts now, as on wake-up
-		if !ok {
-			continue // its task sleeps: the loop ends if it was the job's own
-		}
-		if j.inflight >= j.depth && j.low < j.depth {
-			j.state.setDrain(true)
+		j.issue(io)
+		if j.main.asleep {
+			return // its submit call sleeps for a request: the wake-up goes on
 		}
 		if j.thinkIssued() {
-			break // thinktime (think.go)
+			continue // thinktime_blocks_type=issue (think.go)
+		}
+		if full := j.full(); full || j.aio.polling {
+			j.reapWait(full)
+			return
+		}
+		if j.cpuStepDone() {
+			return // the CPU model: one I/O per step of the task's thread
 		}
 	}
-	if plugged {
-		q.Finish(j.main.task)
+}
+
+// flowLets reports whether the job's flow lets it issue now
+// (flowAllows); a flow that holds it back until its I/O in flight is
+// done quiesces it (fio's flow_threshold_exceeded), and the last reap
+// pumps it again.
+func (j *job) flowLets() bool {
+	if j.flowAllows() {
+		return true
 	}
-	if submitted > 0 {
-		j.st.submitBatch(submitted)
+	if j.flow.quiesce && j.inflight > 0 {
+		j.quiesce()
 	}
-	j.maybeFinish()
+	return false
+}
+
+// issue takes a unit for io, counts it and queues it with the engine.
+func (j *job) issue(io nextIO) {
+	u := j.getUnit()
+	j.prepare(u, io)
+	j.st.logIssue(u, j.now(), j.spec.Fdatasync > 0)
+	if !io.uncounted {
+		j.issued += io.length
+	}
+	j.issuedIOs++
+	j.rateBytes[rwt(io.op)] += io.length
+	j.rateIOs[rwt(io.op)]++
+	j.lastDir = int(rwt(io.op))
+	j.inflight++
+	j.submitted++
+	j.countForSync(io.op) // counted as issued: a write that sleeps counts now, as on wake-up
+	j.queueIO(u)
 }
 
 // enqueue submits u's bio to the queue through its task; false: the task
@@ -305,6 +387,13 @@ func (j *job) countForSync(op blkq.Op) {
 		j.writesSinceSync = 0
 		j.state.wantSync()
 	}
+}
+
+// rateSleep pauses issuing for d once the job's I/O in flight is reaped,
+// as fio's rate_ddir quiesces before it sleeps (pump does both).
+func (j *job) rateSleep(d time.Duration) {
+	j.rateDelay = d
+	j.state.pauseFor(pauseQuiesce)
 }
 
 // sleepThen pauses issuing for d.
@@ -398,18 +487,23 @@ func (j *job) wake(s *submitter, resume func() bool) {
 			s.waiting = s.waiting[1:]
 			j.enqueue(u)
 		}
+		if s == &j.main && j.aio.committing() && j.cpu == nil {
+			j.submitCalls() // the rest of the commit it slept in (under the CPU model, pump's steps go on with it)
+			if j.main.asleep {
+				return
+			}
+		}
 		j.pump()
 	})
 }
 
-// done handles a completed I/O.
+// done accounts a reaped unit (fio's io_completed), at the time it is
+// reaped; the caller goes on with the job (reap, completed).
 func (j *job) done(u *ioUnit, err error) {
 	j.inflight--
 	j.ended++
 	j.r.clockNow.Store(int64(j.now()))
-	if j.state.draining() && j.inflight <= j.low {
-		j.state.setDrain(false)
-	}
+	j.overlapReaped(u)
 	now := j.now()
 	switch {
 	case u.sync:
@@ -422,6 +516,9 @@ func (j *job) done(u *ioUnit, err error) {
 		}
 	case err == nil:
 		j.st.record(u, now)
+		if j.lat != nil {
+			j.latCompleted(u, now, now >= j.rampEnd)
+		}
 		if j.r.data != nil {
 			switch u.bio.Op {
 			case blkq.OpWrite:
@@ -447,11 +544,9 @@ func (j *job) done(u *ioUnit, err error) {
 		}
 	}
 	j.verifyDone(u, err)
+	u.err = nil
 	j.free = append(j.free, u)
-	if j.thinkCompleted() {
-		return // thinktime (think.go)
-	}
-	j.pump()
+	j.thinkCompleted()
 }
 
 // maybeFinish ends the job when it has nothing more to do.

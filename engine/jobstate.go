@@ -10,11 +10,12 @@ package engine
 // A running job reaches its end without stopping when its size is done
 // (limitReached): it then finishes as a stopping one does, once its I/O
 // has drained. Beside the phase, a job may be paused (a timer will pump
-// it: thinktime, a rate limit; or it writes back a batch for the page
-// cache), may owe an fsync (fsync=N, end_fsync) and may be draining to
-// iodepth_low. Its tasks' sleeps for a request are the submitters' own
-// (job.go), as a replay has one task per trace pid. Only the methods
-// below change these fields.
+// it: thinktime, a rate limit's sleep, which waits for the job's I/O in
+// flight first; or it writes back a batch for the page cache) and may owe
+// an fsync (fsync=N, end_fsync). Its engine's queue and the reap it waits
+// in are the job's aioState (batch.go); its tasks' sleeps for a request
+// are the submitters' own (job.go), as a replay has one task per trace
+// pid. Only the methods below change these fields.
 
 type phase uint8
 
@@ -29,8 +30,9 @@ const (
 type pause uint8
 
 const (
-	pauseNone  pause = iota
-	pauseTimer       // thinktime or a rate limit: a timer pumps the job
+	pauseNone    pause = iota
+	pauseTimer         // thinktime or a rate limit: a timer pumps the job
+	pauseQuiesce       // a rate limit's sleep, once the job's I/O in flight is reaped
 )
 
 type syncPhase uint8
@@ -47,7 +49,6 @@ type jobState struct {
 	pause     pause
 	sync      syncPhase
 	endSynced bool // end_fsync was issued
-	drain     bool // iodepth reached: waiting to drain to iodepth_low
 }
 
 func (s *jobState) started() bool  { return s.phase != phaseWaiting && s.phase != phaseCancelled }
@@ -84,7 +85,5 @@ func (s *jobState) issueSync(end bool) {
 	s.sync = syncInFlight
 	s.endSynced = s.endSynced || end
 }
-func (s *jobState) syncEnded()      { s.sync = syncNone }
-func (s *jobState) syncBusy() bool  { return s.sync == syncInFlight }
-func (s *jobState) draining() bool  { return s.drain }
-func (s *jobState) setDrain(d bool) { s.drain = d }
+func (s *jobState) syncEnded()     { s.sync = syncNone }
+func (s *jobState) syncBusy() bool { return s.sync == syncInFlight }

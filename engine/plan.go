@@ -59,8 +59,8 @@ func (r *runner) plan() (*layout, error) {
 				j.depth = 1
 			}
 			j.low = j.depth
-			if spec.IODepthLow >= 0 {
-				j.low = min(spec.IODepthLow, j.depth)
+			if spec.IODepthLow > 0 {
+				j.low = min(spec.IODepthLow, j.depth) // fio: 0, or more than iodepth, is iodepth
 			}
 			if err := checkBlockSizes(r.jf.Path, spec); err != nil {
 				return nil, err
@@ -160,7 +160,10 @@ func (r *runner) plan() (*layout, error) {
 		j.gen = newGenerator(j.spec, stream.Rand(), files)
 		j.src = &fioSource{j: j, gen: j.gen, rate: rateState{rng: stream.Split("rate").Rand()}}
 		j.prio.rng = stream.Split("prio").Rand() // newPrioState's, once j has its stats
-		j.plug = !j.sync
+		j.setupAIO(j.spec)
+		j.setupOverlap()
+		j.setupLatency()
+		j.reapFunc = j.reapLoop
 		var total int64
 		for _, f := range files {
 			total += f.size

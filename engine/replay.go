@@ -280,8 +280,13 @@ func (t *traceSource) next() (nextIO, srcStatus) {
 		rec: r, sub: t.taskFor(r)}, srcReady
 }
 
-// taskFor returns the task of r's pid.
+// taskFor returns the task of r's pid; a fio job's iolog is replayed by
+// the job's own task, as fio's one thread replays it (and its engine's
+// batches are that task's, batch.go).
 func (t *traceSource) taskFor(r *ReplayRecord) *submitter {
+	if !t.j.aio.immediate() {
+		return &t.j.main
+	}
 	s := t.tasks[r.PID]
 	if s == nil {
 		name := r.Process

@@ -12,7 +12,9 @@ type source interface {
 	// begin is called once, when the job starts.
 	begin()
 	// next returns the I/O to issue now. srcWait: none now (a timer or
-	// a wake-up pumps the job again); srcEnd: the source is done.
+	// a wake-up pumps the job again); srcDrain: none until the job's I/O
+	// in flight is reaped (verify reads what those writes wrote);
+	// srcEnd: the source is done.
 	next() (nextIO, srcStatus)
 	// failed handles an I/O that ended with err, other than a dropped
 	// read-ahead; false leaves it to the job: fio's io_u error, and the
@@ -28,6 +30,7 @@ type srcStatus int
 const (
 	srcReady srcStatus = iota
 	srcWait
+	srcDrain
 	srcEnd
 )
 
@@ -89,7 +92,7 @@ func (s *fioSource) paced() (nextIO, srcStatus) {
 			return s.held, srcReady
 		}
 		if !s.gen.mixed {
-			j.sleepThen(wait)
+			j.rateSleep(wait)
 			return nextIO{}, srcWait
 		}
 	}
@@ -109,12 +112,12 @@ func (s *fioSource) paced() (nextIO, srcStatus) {
 		if !s.holding {
 			s.held, s.holding = io, true
 			if !s.gen.mixed {
-				j.sleepThen(wait)
+				j.rateSleep(wait)
 				return nextIO{}, srcWait
 			}
 		}
 	}
-	j.sleepThen(s.rate.wait(j, s.held.op))
+	j.rateSleep(s.rate.wait(j, s.held.op))
 	return nextIO{}, srcWait
 }
 
@@ -125,6 +128,7 @@ func (s *fioSource) describe(js *report.JobStats) {
 	js.Clone = j.clone > 0
 	js.JobOptions = spec.Options[spec.NumInherited:]
 	js.Engine, js.IODepth, js.RW, js.Sync = spec.IOEngine, j.depth, spec.RW.String(), j.sync
+	js.LatencyTarget = j.latReport()
 	for d := range 3 {
 		lo, hi := spec.BS[d].Min, spec.BS[d].Max
 		if sp := spec.BSSplit[d]; len(sp) > 0 {

@@ -113,7 +113,6 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	}
 	s.winBytes[d] += n
 	s.winIOs[d]++
-	s.js.CompleteHist[report.BatchBucket(1)]++
 }
 
 // failed counts a failed I/O as issued, as fio's total_ios does; it
@@ -173,8 +172,41 @@ func (s *jobStats) closeWindow() {
 	s.window += sampleWindow
 }
 
-func (s *jobStats) submitDepth(depth int) { s.js.IODepthHist[report.DepthBucket(depth)]++ }
-func (s *jobStats) submitBatch(n int)     { s.js.SubmitHist[report.BatchBucket(n)]++ }
+// The I/O depth histograms, as fio keeps them: n units committed at a
+// depth (io_u_mark_depth), a submit call of n (io_u_mark_submit), a reap
+// of n (io_u_mark_complete). What the job does before ramp_time ends is
+// not kept.
+func (s *jobStats) submitDepth(now blkq.Time, depth, n int) {
+	if now >= s.rampEnd {
+		s.js.IODepthHist[report.DepthBucket(depth)] += uint64(n)
+	}
+}
+
+func (s *jobStats) submitBatch(now blkq.Time, n int) {
+	if now >= s.rampEnd {
+		s.js.SubmitHist[report.BatchBucket(n)]++
+	}
+}
+
+func (s *jobStats) completeBatch(now blkq.Time, n int) {
+	if now >= s.rampEnd {
+		s.js.CompleteHist[report.BatchBucket(n)]++
+	}
+}
+
+// reset starts the job's figures again at now, as fio's reset_all_stats
+// and reset_io_stats do when latency_target's search has found its depth
+// (latency_target.go): latencies, counts, samples, histograms and the
+// runtime's start. Its logs and its blkq lines go on.
+func (s *jobStats) reset(now blkq.Time) {
+	for d := report.DirRead; d < report.NumDirs; d++ {
+		*s.js.Dir(d) = report.DirStats{Slat: report.NewLatency(), Clat: report.NewLatency(), Lat: report.NewLatency()}
+	}
+	s.js.SyncOps = nil
+	s.js.IODepthHist, s.js.SubmitHist, s.js.CompleteHist = [report.NumDepthBuckets]uint64{}, [report.NumDepthBuckets]uint64{}, [report.NumDepthBuckets]uint64{}
+	s.start = now
+	s.window, s.winBytes, s.winIOs = now, [3]int64{}, [3]int64{}
+}
 
 // finish sets the runtimes.
 func (s *jobStats) finish(end blkq.Time) {

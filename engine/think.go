@@ -30,7 +30,8 @@ func (j *job) thinks() bool {
 	return j.spec.ThinkTime > 0 || j.spec.ThinkTimeSpin > 0
 }
 
-// thinkIssued counts an issued I/O; true: the job stalls now.
+// thinkIssued counts an issued I/O; true: the job stalls now (pump
+// calls thinkStall).
 func (j *job) thinkIssued() bool {
 	if !j.thinks() || j.spec.ThinkTimeBlocksType != "issue" {
 		return false
@@ -39,23 +40,18 @@ func (j *job) thinkIssued() bool {
 	return j.thinkCheck()
 }
 
-// thinkCompleted counts a completed I/O; true: the job stalls now.
-func (j *job) thinkCompleted() bool {
-	if !j.thinks() || j.state.stopping() {
-		return false
-	}
-	if j.think.waiting {
-		return j.thinkStall()
-	}
-	if j.spec.ThinkTimeBlocksType == "issue" {
-		return false
+// thinkCompleted counts a reaped I/O; a stall it makes due is pump's.
+// The I/Os a stall waits for are not counted.
+func (j *job) thinkCompleted() {
+	if !j.thinks() || j.state.stopping() || j.think.waiting || j.spec.ThinkTimeBlocksType == "issue" {
+		return
 	}
 	j.think.blocks++
-	return j.thinkCheck()
+	j.thinkCheck()
 }
 
 // thinkCheck decides whether the counted I/Os or the time since the last
-// stall call for one, and starts it.
+// stall call for one, and makes it due.
 func (j *job) thinkCheck() bool {
 	t := &j.think
 	stall := false
@@ -75,14 +71,14 @@ func (j *job) thinkCheck() bool {
 	t.lastStall = t.blocks
 	t.waiting = true
 	j.state.pauseFor(pauseTimer)
-	return j.thinkStall()
+	return true
 }
 
-// thinkStall sleeps once nothing is in flight; until then the job stays
-// paused and the last completion calls it again.
-func (j *job) thinkStall() bool {
-	if j.inflight > 0 {
-		return true
+// thinkStall is a due stall, called by pump: it sleeps once nothing is
+// in flight (fio's quiesce: the last reap pumps the job again).
+func (j *job) thinkStall() {
+	if j.quiesce() {
+		return
 	}
 	j.think.waiting = false
 	d := max(j.spec.ThinkTime, j.spec.ThinkTimeSpin)
@@ -98,7 +94,6 @@ func (j *job) thinkStall() bool {
 		j.state.resume()
 		j.pump()
 	})
-	return true
 }
 
 // optionSet reports whether the job file sets the option (not a default).

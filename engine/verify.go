@@ -479,7 +479,7 @@ func (s *verifySource) next() (nextIO, srcStatus) {
 				return v.read(p)
 			}
 			if v.inFlight > 0 {
-				return nextIO{}, srcWait
+				return nextIO{}, srcDrain // fio's loop ends by reaping all it has in flight
 			}
 			v.loopAt += v.perLoop
 		}
@@ -498,7 +498,7 @@ func (s *verifySource) next() (nextIO, srcStatus) {
 		return v.read(p)
 	}
 	if v.inFlight > 0 {
-		return nextIO{}, srcWait // a completing write pumps the job again
+		return nextIO{}, srcDrain // the writes end fio's I/O loop, which reaps them all
 	}
 	return nextIO{}, srcEnd
 }

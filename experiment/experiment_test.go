@@ -241,13 +241,17 @@ func configsNamed(t *testing.T, name string, configs ...string) *Experiment {
 }
 
 // TestStarvationOnCPUs: on the CPU model (one CPU), for seeds 1 and 2,
-// legacy's longest sleep stays at least 1.5x fair's and stops growing:
-// the same within 5% at the full run and at twice it, as fair's; fair's
-// tasks switch at most 0.6 times as often as legacy's (2002: 29,000 vs
-// 57,000). The order woken tasks run in is what makes legacy starve: run
-// in the order they were woken without the model (no jitter), legacy's
-// longest sleep is within 10% of fair's, and on the model with CPU time
-// free within 20%, while at 50 µs a submission it is 1.5x that.
+// legacy's and fair's longest sleeps stop growing: the same within 5% at
+// the full run and at twice it; fair's tasks switch at most 0.6 times as
+// often as legacy's (2002: 29,000 vs 57,000). The order woken tasks run
+// in is what makes legacy starve: run in the order they were woken
+// without the model (no jitter), legacy's longest sleep is within 10% of
+// fair's, and on the model with CPU time free within 20%. As fio drives
+// these writers (engine/batch.go: nothing is reaped before a 4096-deep
+// queue fills, so they never think) every one is asleep in allocation
+// whenever it has work, no task runs to take freed requests first, and
+// at 50 µs a submission legacy's longest sleep is within 10% of fair's
+// too (before fio's reaping was modelled it was 1.5x the free one's).
 func TestStarvationOnCPUs(t *testing.T) {
 	e := configsNamed(t, "starvation", "legacy, 1 CPU", "fair, 1 CPU")
 	for seed := uint64(1); seed <= 2; seed++ {
@@ -259,8 +263,8 @@ func TestStarvationOnCPUs(t *testing.T) {
 			}
 			l, f := figures(outs[0]), figures(outs[1])
 			longest[i] = [2]float64{l.maxWait, f.maxWait}
-			if l.maxWait < 1.5*f.maxWait {
-				t.Errorf("seed %d, scale %g: legacy's longest sleep %.0f ms, fair's %.0f ms: want legacy's >= 1.5x", seed, scale, l.maxWait, f.maxWait)
+			if l.maxWait > 1.1*f.maxWait || l.maxWait < 0.9*f.maxWait {
+				t.Errorf("seed %d, scale %g: legacy's longest sleep %.0f ms, fair's %.0f ms: want within 10%%", seed, scale, l.maxWait, f.maxWait)
 			}
 			lc, fc := cpuFigs(outs[0]), cpuFigs(outs[1])
 			if float64(fc.switches) > 0.6*float64(lc.switches) {
@@ -278,8 +282,8 @@ func TestStarvationOnCPUs(t *testing.T) {
 		t.Fatal(err)
 	}
 	fair, noJitter, free, cpu := figures(outs[0]), figures(outs[1]), figures(outs[2]), figures(outs[3])
-	if noJitter.maxWait > 1.1*fair.maxWait || free.maxWait > 1.2*fair.maxWait || cpu.maxWait < 1.5*free.maxWait {
-		t.Errorf("longest sleeps: fair %.0f ms; legacy without jitter %.0f, on a CPU free of cost %.0f, at 50 µs a submission %.0f: want within 10%%, within 20%% of fair's, and >= 1.5x the free one",
+	if noJitter.maxWait > 1.1*fair.maxWait || free.maxWait > 1.2*fair.maxWait || cpu.maxWait > 1.2*fair.maxWait {
+		t.Errorf("longest sleeps: fair %.0f ms; legacy without jitter %.0f, on a CPU free of cost %.0f, at 50 µs a submission %.0f: want within 10%%, 20%% and 20%% of fair's",
 			fair.maxWait, noJitter.maxWait, free.maxWait, cpu.maxWait)
 	}
 }
@@ -288,11 +292,15 @@ func TestStarvationOnCPUs(t *testing.T) {
 // makes the tasks switch at least 1.5x as often as batching does (2002:
 // batching "will certainly decrease the context switch rate very much"),
 // yet the CPU stays under 20% busy, so the throughput's direction is the
-// one without the model: lower without batching through the page cache,
-// higher with direct writes (whose requests come out larger).
+// one without the model, for direct writes and through the page cache.
 func TestBatchingOnCPUs(t *testing.T) {
 	outs, _, err := Run(configsNamed(t, "batching", "fair (batch 32), 1 CPU", "fair-nobatch (batch 1), 1 CPU",
 		"fair (batch 32), buffered, 1 CPU", "fair-nobatch (batch 1), buffered, 1 CPU"), Options{Seed: 1, Scale: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _, err := Run(configsNamed(t, "batching", "fair (batch 32)", "fair-nobatch (batch 1)",
+		"fair (batch 32), buffered", "fair-nobatch (batch 1), buffered"), Options{Seed: 1, Scale: 0.3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,8 +311,9 @@ func TestBatchingOnCPUs(t *testing.T) {
 			t.Errorf("%s: %d switches without batching, %d with, the CPU %.0f%% and %.0f%% busy: want >= 1.5x and both under 20%%", how, nc.switches, bc.switches, nc.util, bc.util)
 		}
 		bm, nm := figures(b).mbps, figures(n).mbps
-		if (how == "buffered") != (nm < bm) {
-			t.Errorf("%s: %.2f MB/s without batching, %.2f with: want lower buffered, higher direct", how, nm, bm)
+		pb, pn := figures(plain[2*i]).mbps, figures(plain[2*i+1]).mbps
+		if (nm < bm) != (pn < pb) {
+			t.Errorf("%s: %.2f MB/s without batching, %.2f with; without the model %.2f and %.2f: want the same direction", how, nm, bm, pn, pb)
 		}
 	}
 }

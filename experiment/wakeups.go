@@ -33,7 +33,7 @@ func init() {
 						writesOf(out, i), nc.switches, bc.switches, float64(nc.switches)/float64(max(bc.switches, 1)), nc.busySecs, bc.busySecs, max(nc.util, bc.util)))
 				}
 			}
-			t.Notes = append(t.Notes, "The throughput follows the request size, which is a seek each on this disk. Through the page cache a woken writer's 32-page write-back goes out in one go when it gets a batch of requests, and is cut up when it gets one request per wake-up. With direct writes the requests come out larger without batching, and the direction reverses. Without the CPU model nothing is charged for the extra wake-ups; on it (the 1 CPU rows) they cost CPU time, but a seek-bound disk leaves the CPU mostly idle, so the CPUs do not decide this result: the direction is the same with them and without.")
+			t.Notes = append(t.Notes, "The throughput follows the request size, which is a seek each on this disk. Through the page cache a woken writer's 32-page write-back goes out in one go when it gets a batch of requests, and is cut up when it gets one request per wake-up. Direct writes go out one 4 KiB bio per io_submit (fio's iodepth_batch_submit=1) and merge in the elevator to the 64 KiB limit either way: their requests are the same size with and without batching. Without the CPU model nothing is charged for the extra wake-ups; on it (the 1 CPU rows) they cost CPU time, but a seek-bound disk leaves the CPU mostly idle, so the CPUs do not decide this result: the direction is the same with them and without.")
 			return t
 		},
 	})

@@ -220,6 +220,9 @@ func combine(jobs []*JobStats) *JobStats {
 		if j.SteadyState != nil {
 			c.SteadyState = j.SteadyState // fio's: the group's last job holds it
 		}
+		if j.LatencyTarget != nil {
+			c.LatencyTarget = j.LatencyTarget // fio reports the group's last job's
+		}
 		if j.Elapsed > c.Elapsed {
 			c.Elapsed = j.Elapsed
 		}

@@ -383,10 +383,11 @@ func jobJSON(j *JobStats, g *GroupStats, plus bool) *jobj {
 		o.add("total_err", j.TotalErr)
 		o.add("first_error", j.FirstError)
 	}
-	o.add("latency_depth", j.IODepth)
-	o.add("latency_target", 0)
-	o.add("latency_percentile", jfloat(100))
-	o.add("latency_window", 0)
+	lt := j.latencyTarget()
+	o.add("latency_depth", lt.Depth)
+	o.add("latency_target", lt.TargetNs)
+	o.add("latency_percentile", jfloat(lt.Percentile))
+	o.add("latency_window", lt.WindowUs)
 	if j.Description != "" {
 		o.add("desc", j.Description)
 	}

@@ -166,9 +166,14 @@ type JobStats struct {
 	JobOptions [][2]string
 	// Engine is the ioengine name (header line "ioengine=").
 	Engine string
-	// IODepth is the configured queue depth (header "iodepth=", the
-	// "latency : ... depth=" line and JSON latency_depth).
+	// IODepth is the configured queue depth (header "iodepth=", and the
+	// "latency : ... depth=" line and JSON latency_depth when LatencyTarget
+	// is nil).
 	IODepth int
+	// LatencyTarget is the job's latency_target search and the depth it
+	// ended at (the "latency : target=..." line, JSON latency_*); nil:
+	// none, fio's defaults at IODepth.
+	LatencyTarget *LatencyTarget
 	// RW is the rw option as given ("read", "randrw", ...).
 	RW string
 	// BS is the block size range per direction, indexed by [Dir].
@@ -433,4 +438,25 @@ type PageCacheStats struct {
 	ReadAheadDropped int64
 	Background       int // background threshold, pages
 	Hard             int // hard threshold, pages
+}
+
+// LatencyTarget is a job's latency_target search as fio reports it.
+type LatencyTarget struct {
+	// TargetNs is latency_target in ns (fio's "target=", 0: none).
+	TargetNs int64
+	// WindowUs is latency_window in µs (fio's "window=").
+	WindowUs int64
+	// Percentile is latency_percentile in percent (fio default 100).
+	Percentile float64
+	// Depth is the queue depth the search ended at (fio's "depth=",
+	// latency_depth): iodepth without a target.
+	Depth int
+}
+
+// latencyTarget returns j's search, or fio's defaults at its iodepth.
+func (j *JobStats) latencyTarget() LatencyTarget {
+	if j.LatencyTarget != nil {
+		return *j.LatencyTarget
+	}
+	return LatencyTarget{Percentile: 100, Depth: j.IODepth}
 }

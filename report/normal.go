@@ -196,8 +196,8 @@ func writeJobBlock(w *bufio.Writer, u unit, g *GroupStats, now string) {
 	if j.ContinueOnError {
 		fmt.Fprintf(w, "     errors    : total=%d, first_error=%d/<%s>\n", j.TotalErr, j.FirstError, Strerror(j.FirstError))
 	}
-	if j.IODepth > 0 {
-		fmt.Fprintf(w, "     latency   : target=0, window=0, percentile=100.00%%, depth=%d\n", j.IODepth)
+	if lt := j.latencyTarget(); lt.Depth > 0 {
+		fmt.Fprintf(w, "     latency   : target=%d, window=%d, percentile=%.2f%%, depth=%d\n", lt.TargetNs, lt.WindowUs, lt.Percentile, lt.Depth)
 	}
 	if j.SteadyState != nil {
 		writeSteadyStateNormal(w, j.SteadyState)

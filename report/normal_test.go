@@ -458,6 +458,36 @@ func TestCPUNotMeasuredIsSaid(t *testing.T) {
 	}
 }
 
+// TestWriteLatencyTarget: a job's latency_target search is reported as fio
+// 3.33 reports it, target in ns and window in µs (the line of a fio run
+// with latency_target=500us, latency_window=200ms, latency_percentile=90:
+// "latency   : target=500000, window=200000, percentile=90.00%, depth=16"),
+// in the text and in the JSON; without one, fio's defaults at the iodepth.
+func TestWriteLatencyTarget(t *testing.T) {
+	j := job("x", 0, 4096*10, 10)
+	j.IODepth = 16
+	var out bytes.Buffer
+	WriteNormal(&out, &Run{Jobs: []*JobStats{j}})
+	if !strings.Contains(out.String(), "     latency   : target=0, window=0, percentile=100.00%, depth=16\n") {
+		t.Errorf("no target:\n%s", out.String())
+	}
+	j.LatencyTarget = &LatencyTarget{TargetNs: 500000, WindowUs: 200000, Percentile: 90, Depth: 4}
+	out.Reset()
+	WriteNormal(&out, &Run{Jobs: []*JobStats{j}})
+	if !strings.Contains(out.String(), "     latency   : target=500000, window=200000, percentile=90.00%, depth=4\n") {
+		t.Errorf("target:\n%s", out.String())
+	}
+	out.Reset()
+	if err := WriteJSON(&out, &Run{Jobs: []*JobStats{j}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"latency_depth" : 4,`, `"latency_target" : 500000,`, `"latency_percentile" : 90.000000,`, `"latency_window" : 200000`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("JSON lacks %s:\n%s", want, out.String())
+		}
+	}
+}
+
 // TestCPUModelledIsSaid: a job whose CPU figures come from the CPU model
 // gets a line with its task's wake-ups and wake-up latency instead of
 // "not measured", the same figures in JSON, and group_reporting adds the

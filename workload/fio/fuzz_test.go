@@ -37,6 +37,7 @@ func FuzzParse(f *testing.F) {
 		"[j]\nrandom_distribution=zoned:50/5:30/15:20/80,,100/100\nrate_process=poisson\n",
 		"[j]\nrandom_distribution=zoned_abs:60/1m:40/2m\nrandom_generator=lfsr\nthinktime_iotime=1s\n",
 		"[j]\nrandom_distribution=zipf:1.2:0.5\nthinktime_spin=10\nthinktime_blocks_type=issue\n",
+		"[j]\niodepth_batch=0\niodepth_batch_complete=(2*2)\nlatency_target=1ms\nlatency_percentile=99.9\nio_submit_mode=offload\n",
 		"[j]\nnice=-20\n",
 		"[j]\nignore_error=EIO:-5:,ENOSPC:28,84\ncontinue_on_error=io\nerror_dump=1\n",
 		"[j]\nss=bw_slope:1%\nss_dur=10s\nss_ramp=5\n[k]\nss=iops:10\n",

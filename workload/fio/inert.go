@@ -1,14 +1,15 @@
 package fio
 
 // Options that cannot mean anything on blkq's devices: fio's CPU and NUMA
-// placement, its memory and process settings, its clock source, who
-// submits the I/O (io_submit_mode) or checks it (verify_async), and the
-// polling knobs of io_uring. They tune fio the program, not the I/O it
-// issues, and blkq issues the same I/O with or without them; so, unlike
-// the other options blkq does not model (which change what fio would
-// issue or report), they are ignored without a word unless the user asks
-// (blkq run --warnings). So is flow_watermark, which fio 3.33 itself
-// accepts and ignores. README "Options blkq ignores" lists them.
+// placement, its memory and process settings, its clock source, who checks
+// the I/O (verify_async), and the polling knobs of io_uring. They tune fio
+// the program, not the I/O it issues, and blkq issues the same I/O with or
+// without them; so, unlike the other options blkq does not model (which
+// change what fio would issue or report), they are ignored without a word
+// unless the user asks (blkq run --warnings). So is flow_watermark, which
+// fio 3.33 itself accepts and ignores. README "Options blkq ignores" lists
+// them. (io_submit_mode, which is as inert, is parsed, so that a bad value
+// is an error as in fio: queueopts.go.)
 var inertOptions = map[string]bool{
 	// CPU and NUMA placement.
 	"cpus_allowed": true, "cpumask": true, "cpus_allowed_policy": true,
@@ -20,8 +21,8 @@ var inertOptions = map[string]bool{
 	"iomem": true, "mem": true, "iomem_align": true, "mem_align": true,
 	// fio's own clock: how it reads the time, and how often.
 	"clocksource": true, "gtod_reduce": true,
-	// Who submits the I/O and who verifies it: the same I/O either way.
-	"io_submit_mode": true, "verify_async": true,
+	// Who verifies the I/O: the same I/O either way.
+	"verify_async": true,
 	// The tiobench and act profiles' own options: fio 3.33 takes them in
 	// any job but they act only with profile= (itself not modelled, so
 	// reported), which blkq's I/O then does not follow. threads=1 (in

@@ -287,6 +287,9 @@ type Job struct {
 	Buffers Buffers
 	// Files are the options of the files' set-up (files.go).
 	Files FileSetup
+	// Queue are the batching, overlap and latency-target options
+	// (queueopts.go).
+	Queue QueueOptions
 
 	// lines maps a modelled option's canonical name to the line that last
 	// set it, so Validate can point at the option rather than the section.
@@ -320,6 +323,7 @@ func newJob(name string, line int) *Job {
 		ZoneMode:            "none",
 		KBBase:              1024,
 		Stats:               DefaultStatOptions(),
+		Queue:               defaultQueueOptions(),
 		Verification:        Verification{DoVerify: true, StateSave: true},
 		Logs:                defaultLogs(),
 		SteadyState:         defaultSteadyState(),

@@ -412,7 +412,7 @@ func buildOptionTable() map[string]*optSpec {
 	for _, table := range [][]struct {
 		spec    optSpec
 		aliases []string
-	}{modelled, distributionOptions, statModelled, fileOptions} {
+	}{modelled, distributionOptions, statModelled, fileOptions, queueModelled} {
 		for i := range table {
 			s := &table[i].spec
 			t[s.name] = s

@@ -464,14 +464,17 @@ func TestOptionTableSane(t *testing.T) {
 		rate_iops_min rate_cycle ratecycle rate_ignore_thinktime prio prioclass cmdprio cmdprio_class
 		cmdprio_percentage cmdprio_bssplit buffer_pattern zero_buffers refill_buffers scramble_buffers
 		buffer_compress_percentage buffer_compress_chunk dedupe_percentage dedupe_mode
-		dedupe_working_set_percentage dedupe_global fill_device fill_fs invalidate fallocate create_on_open`) {
+		dedupe_working_set_percentage dedupe_global fill_device fill_fs invalidate fallocate create_on_open
+		iodepth_batch iodepth_batch_submit iodepth_batch_complete iodepth_batch_complete_min
+		iodepth_batch_complete_max serialize_overlap io_submit_mode latency_target latency_window
+		latency_percentile latency_run`) {
 		if s, ok := optionTable[n]; !ok || s.set == nil {
 			t.Errorf("%s is not modelled", n)
 		}
 	}
 	for _, n := range []string{"numa_cpu_nodes", "numa_mem_policy",
-		"verify_async", "gtod_reduce", "io_submit_mode",
-		"disable_slat", "disable_clat", "port", "hostname", "http_host", "latency_target"} {
+		"verify_async", "gtod_reduce",
+		"disable_slat", "disable_clat", "port", "hostname", "http_host", "max_latency"} {
 		if s, ok := optionTable[n]; !ok || s.set != nil {
 			t.Errorf("%s should be known but not modelled", n)
 		}
@@ -528,6 +531,38 @@ func TestDistributionOptions(t *testing.T) {
 		_, err := Parse("x.fio", []byte("[a]\nrandom_distribution="+bad+"\n"), func(string) string { return "" })
 		if err == nil || !strings.Contains(err.Error(), "x.fio:2") {
 			t.Errorf("random_distribution=%s: err %v, want one naming x.fio:2", bad, err)
+		}
+	}
+}
+
+// TestQueueOptions: the batching, overlap and latency-target options parse
+// into Job.Queue under their names and fio's aliases, with fio's defaults
+// when unset and fio's units (latency_target and latency_window count
+// microseconds without a unit); values fio refuses are errors naming the
+// file, line and option.
+func TestQueueOptions(t *testing.T) {
+	jf := parseString(t, "[a]\niodepth_batch=8\niodepth_batch_complete=4\niodepth_batch_complete_max=16\nserialize_overlap=1\nio_submit_mode=offload\nlatency_target=250\nlatency_window=1s\nlatency_percentile=99.5\nlatency_run=1\n[b]\niodepth_batch_submit=2\niodepth_batch_complete_min=0\nlatency_target=2ms\n[c]\n", nil)
+	a, b, c := jf.Jobs[0].Queue, jf.Jobs[1].Queue, jf.Jobs[2].Queue
+	want := QueueOptions{BatchSubmit: 8, BatchCompleteMin: 4, BatchCompleteMax: 16, SerializeOverlap: true, SubmitMode: "offload",
+		LatencyTarget: 250 * time.Microsecond, LatencyWindow: time.Second, LatencyPercentile: 99.5, LatencyRun: true}
+	if a != want {
+		t.Errorf("a: %+v\nwant %+v", a, want)
+	}
+	if b.BatchSubmit != 2 || b.BatchCompleteMin != 0 || b.LatencyTarget != 2*time.Millisecond {
+		t.Errorf("b: %+v", b)
+	}
+	if c != (QueueOptions{BatchSubmit: 1, BatchCompleteMin: 1, SubmitMode: "inline", LatencyPercentile: 100}) {
+		t.Errorf("c (fio's defaults): %+v", c)
+	}
+	if len(jf.Ignored) != 0 {
+		t.Errorf("ignored: %v; want none (all modelled)", jf.Ignored)
+	}
+	for _, bad := range []string{"io_submit_mode=foo", "latency_percentile=101", "latency_percentile=50:60", "latency_percentile=x",
+		"latency_run=2", "serialize_overlap=3", "latency_target=abc", "iodepth_batch=-1", "iodepth_batch_complete_max=x"} {
+		_, err := Parse("x.fio", []byte("[a]\n"+bad+"\n"), func(string) string { return "" })
+		opt := bad[:strings.IndexByte(bad, '=')]
+		if err == nil || !strings.Contains(err.Error(), "x.fio:2") || !strings.Contains(err.Error(), opt) {
+			t.Errorf("%s: err %v, want one naming x.fio:2 and %s", bad, err, opt)
 		}
 	}
 }
