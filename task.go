@@ -23,7 +23,8 @@ type Task struct {
 	Wake func(resume func() bool)
 
 	plug    plugList
-	waiting *waiter // the allocation this task sleeps in, if any
+	waiting *waiter     // the allocation this task sleeps in, if any
+	submit  *submitWait // Submit's channel and Wake, made at its first Submit (api.go)
 }
 
 // NewTask returns a task with the given pid and name.
