@@ -502,6 +502,9 @@ func (q *Queue) insert(rq *Request) {
 func (q *Queue) run() {
 	depth := q.dev.Depth()
 	for q.inflight < depth {
+		if q.elv.Len() == 0 {
+			return // (no clock read for an empty elevator)
+		}
 		rq := q.elv.Dispatch(q.now())
 		if rq == nil {
 			return
