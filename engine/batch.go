@@ -145,7 +145,7 @@ func (j *job) queueIO(u *ioUnit) {
 	a := &j.aio
 	j.overlapQueued(u)
 	if a.immediate() {
-		j.st.submitDepth(j.now(), j.inflight, 1)
+		j.st.submitDepth(j.rampOver(), j.inflight, 1)
 		u.queued = j.now()
 		a.pumped++
 		a.bios++
@@ -161,8 +161,8 @@ func (j *job) queueIO(u *ioUnit) {
 	if !a.commits {
 		// posixaio: submitted now, one call per I/O; fio counts it as
 		// submitted and completed in one (td_io_queue without commit).
-		j.st.submitBatch(j.now(), 1)
-		j.st.completeBatch(j.now(), 1)
+		j.st.submitBatch(j.rampOver(), 1)
+		j.st.completeBatch(j.rampOver(), 1)
 		u.queued = j.now()
 		a.bios++
 		if !j.path.submit(u) {
@@ -182,7 +182,7 @@ func (j *job) queueIO(u *ioUnit) {
 func (j *job) commit() {
 	a := &j.aio
 	if a.ioQueued > 0 && j.inflight > 0 {
-		j.st.submitDepth(j.now(), j.inflight, a.ioQueued)
+		j.st.submitDepth(j.rampOver(), j.inflight, a.ioQueued)
 		a.ioQueued = 0
 	}
 	j.submitQueued()
@@ -247,7 +247,7 @@ func (j *job) endCall() {
 	for _, u := range a.inCall[a.callStart:a.callEnd] {
 		u.queued = now
 	}
-	j.st.submitBatch(j.now(), a.callEnd-a.callStart)
+	j.st.submitBatch(j.rampEnd <= j.start || now >= j.rampEnd, a.callEnd-a.callStart)
 	a.callOpen, a.callPlugs = false, false
 }
 
@@ -330,7 +330,7 @@ func (j *job) completed(u *ioUnit, err error) {
 	a := &j.aio
 	if a.immediate() || u.sync {
 		if !u.sync {
-			j.st.completeBatch(j.now(), 1)
+			j.st.completeBatch(j.rampOver(), 1)
 		}
 		j.done(u, err)
 		j.pump()
@@ -399,7 +399,7 @@ func (j *job) reap() {
 	if a.evHead == len(a.events) {
 		a.events, a.evHead = a.events[:0], 0
 	}
-	j.st.completeBatch(j.now(), n)
+	j.st.completeBatch(j.rampOver(), n)
 	if a.full && j.inflight > j.low && !j.state.stopping() && (j.lat == nil || !j.lat.quiesce) {
 		j.getevents(a.minFull) // wait_for_completions' loop
 		return

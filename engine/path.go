@@ -26,6 +26,19 @@ func (r *runner) pathFor(j *job) ioPath {
 	return directPath{j}
 }
 
+// setPath gives j its path (pathFor, or the one a replay takes). A bio's
+// completion arrives on the executor when the run is simulated (the
+// event loop is the executor) or when the device is the null device,
+// whose completions are posted to the executor, and the job takes it
+// straight to the queue; then endIO needs no second hop. Through the
+// page cache a completion may come inside the cache's own call, which
+// endIO's post keeps from re-entering the job (cachePath.ended).
+func (j *job) setPath(p ioPath) {
+	j.path = p
+	_, direct := p.(directPath)
+	j.endsOnExec = j.r.simulated || j.r.nullDevice && direct
+}
+
 // buffered reports whether a job's I/O goes through the page cache:
 // direct=0, on any engine but fio's null engine, which moves no data and
 // so has no page cache to go through (fio's null engine ignores direct=
