@@ -28,9 +28,7 @@ func (q *Queue) hashAdd(rq *Request) {
 	if q.cfg.NoMerges != 0 || !rq.mergeable() || rq.onHash {
 		return
 	}
-	key := rq.end()
-	rq.hashNext = q.hash[key]
-	q.hash[key] = rq
+	q.hash.add(rq)
 	rq.onHash = true
 }
 
@@ -39,34 +37,13 @@ func (q *Queue) hashDel(rq *Request) {
 	if !rq.onHash {
 		return
 	}
-	key := rq.end()
-	p := q.hash[key]
-	if p == rq {
-		if rq.hashNext == nil {
-			delete(q.hash, key)
-		} else {
-			q.hash[key] = rq.hashNext
-		}
-	} else {
-		for p != nil && p.hashNext != rq {
-			p = p.hashNext
-		}
-		if p != nil {
-			p.hashNext = rq.hashNext
-		}
-	}
-	rq.hashNext = nil
+	q.hash.del(rq)
 	rq.onHash = false
 }
 
 // hashFind returns a queued request of op ending at sector.
 func (q *Queue) hashFind(sector uint64, op Op) *Request {
-	for rq := q.hash[sector]; rq != nil; rq = rq.hashNext {
-		if rq.Op == op {
-			return rq
-		}
-	}
-	return nil
+	return q.hash.find(sector, op)
 }
 
 // bioMergeOK reports whether b may join rq (either end), size, flags and

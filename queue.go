@@ -147,10 +147,10 @@ type Queue struct {
 
 	alloc     allocator
 	elv       elevator
-	hooks     elvHooks            // elv's optional interfaces
-	hash      map[uint64]*Request // back-merge hash, keyed by end sector
-	lastMerge *Request            // one-hit cache
-	inflight  int                 // issued to the device
+	hooks     elvHooks  // elv's optional interfaces
+	hash      mergeHash // back-merge hash, keyed by end sector (mergehash.go)
+	lastMerge *Request  // one-hit cache
+	inflight  int       // issued to the device
 	tracers   []Tracer
 	ev        Event // scratch event, reused under the lock
 	closed    bool
@@ -195,7 +195,7 @@ func New(dev Device, clk Clock, cfg Config) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queue{clk: clk, dev: dev, cfg: cfg, elv: elv, hooks: hooksOf(elv), hash: make(map[uint64]*Request)}
+	q := &Queue{clk: clk, dev: dev, cfg: cfg, elv: elv, hooks: hooksOf(elv)}
 	p, _ := allocPolicyByName(cfg.Alloc)
 	q.alloc.init(p, cfg.NrRequests, cfg.BatchRequests)
 	q.hold = cfg.LockHook
