@@ -115,7 +115,8 @@ func (j *job) setupAIO(spec *fio.Job) {
 	case "null":
 		a.reapAll = true
 	}
-	if j.sync || j.depth == 1 && spec.IOEngine == "null" {
+	j.syncIO = j.sync || j.depth == 1 && spec.IOEngine == "null"
+	if j.syncIO {
 		// One I/O per call, completed in it (fio's FIO_SYNCIO).
 		*a = aioState{batch: 1, cmin: 1, cmax: 1, commits: true}
 	}
@@ -243,11 +244,15 @@ func (j *job) endCall() {
 	if a.callPlugs {
 		j.r.q.Finish(j.main.task)
 	}
-	now := j.now()
-	for _, u := range a.inCall[a.callStart:a.callEnd] {
-		u.queued = now
+	if !j.syncIO {
+		// (A sync engine's I/O has no slat: its clat runs from
+		// u.start, and the clock need not be read.)
+		now := j.now()
+		for _, u := range a.inCall[a.callStart:a.callEnd] {
+			u.queued = now
+		}
 	}
-	j.st.submitBatch(j.rampEnd <= j.start || now >= j.rampEnd, a.callEnd-a.callStart)
+	j.st.submitBatch(j.rampOver(), a.callEnd-a.callStart)
 	a.callOpen, a.callPlugs = false, false
 }
 

@@ -121,9 +121,9 @@ func near(a, b, frac float64) bool { return a >= b*(1-frac) && a <= b*(1+frac) }
 // the same direction, block size and priority columns, and values that
 // agree where the job fixes them (200 IOPS, 800 KiB/s: fiologparser's
 // averages within 5 %) and are latencies elsewhere; fio's fio2gnuplot
-// averages blkq's bandwidth log as it averages fio's. The slat log is
-// left out: fio's null engine at iodepth=1 is a sync engine and writes it
-// empty, where blkq's null engine has a submission latency.
+// averages blkq's bandwidth log as it averages fio's. fio's null engine
+// at iodepth=1 is a sync engine (FIO_SYNCIO): it has no submission
+// latency, and both write the slat log empty.
 func TestFiologparserReadsBlkqLogs(t *testing.T) {
 	// Every tool first, so that CI=true fails at once on a missing one.
 	needOutside(t, "fio")
@@ -179,6 +179,11 @@ func TestFiologparserReadsBlkqLogs(t *testing.T) {
 					if bs[0][0] <= 0 {
 						t.Errorf("%s: fiologparser's average latency %v ns", name, bs[0][0])
 					}
+				}
+			}
+			for _, dir := range []string{fdir, bdir} {
+				if data, err := os.ReadFile(filepath.Join(dir, "j_slat.1.log")); err != nil || len(data) != 0 {
+					t.Errorf("%s: slat log of a sync engine: %d bytes, %v; want an empty file", dir, len(data), err)
 				}
 			}
 			if mode.name == "averaged" {

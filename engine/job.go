@@ -32,6 +32,7 @@ type job struct {
 	prio   prioState    // each I/O's priority (prio.go)
 	wdata  *writeData   // what its writes hold on a file (bufdata.go), nil for the data check's pattern
 	sync   bool         // one I/O at a time (psync and friends)
+	syncIO bool         // fio's FIO_SYNCIO: each I/O completes in its submit call, no slat (sync, or the null engine at iodepth 1; setupAIO)
 	depth  int
 	low    int // iodepth_low: a full queue reaps down to this before refilling
 	state  jobState

@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/blkq-dev/blkq/report"
+)
+
+// TestNullEngineAtDepthOneIsSync: fio's null engine at iodepth=1 is a
+// sync engine (engines/null.c sets FIO_SYNCIO): no submission latency,
+// clat equal to lat; at a larger depth it queues and commits, and its
+// I/Os have a slat. Both on sim:hdd, where the figures are exact.
+func TestNullEngineAtDepthOneIsSync(t *testing.T) {
+	for _, tc := range []struct {
+		depth int
+		sync  bool
+	}{{1, true}, {4, false}} {
+		res := run(t, "[n]\nioengine=null\nrw=randread\nbs=4k\nsize=1m\niodepth="+string(rune('0'+tc.depth))+"\n", Options{Device: "sim:hdd"})
+		js := res.Run.Jobs[0]
+		rd := js.Dir(report.DirRead)
+		if rd.IOs != 256 {
+			t.Fatalf("iodepth=%d: %d reads, want 256", tc.depth, rd.IOs)
+		}
+		if js.Sync != tc.sync || (rd.Slat.Count() == 0) != tc.sync {
+			t.Errorf("iodepth=%d: Sync %v with %d slat samples, want Sync %v", tc.depth, js.Sync, rd.Slat.Count(), tc.sync)
+		}
+		if tc.sync && (rd.Clat.Count() != rd.Lat.Count() || rd.Clat.Mean() != rd.Lat.Mean()) {
+			t.Errorf("iodepth=1: clat %d samples, mean %v; lat %d, %v: want the same", rd.Clat.Count(), rd.Clat.Mean(), rd.Lat.Count(), rd.Lat.Mean())
+		}
+	}
+}
+
+// TestNullEngineBypassesPageCache: a direct=0 job on fio's null engine
+// has no data to cache, so it goes straight to the queue: no page cache
+// is opened, and every read reaches the device, as many as a direct=1
+// job's. A psync job with direct=0 on the same device goes through the
+// cache (its second pass over 1 MiB is served from it).
+func TestNullEngineBypassesPageCache(t *testing.T) {
+	for _, tc := range []struct {
+		engine string
+		direct int
+		cache  bool
+	}{
+		{"null", 0, false},
+		{"null", 1, false},
+		{"psync", 0, true},
+	} {
+		src := "[n]\nioengine=" + tc.engine + "\nrw=read\nbs=4k\nsize=1m\nloops=2\ndirect=" + string(rune('0'+tc.direct)) + "\n"
+		res := run(t, src, Options{Device: "sim:hdd"})
+		if (res.PageCache != nil) != tc.cache {
+			t.Errorf("%s direct=%d: page cache %v, want %v", tc.engine, tc.direct, res.PageCache != nil, tc.cache)
+		}
+		sectors := res.Disk.Sectors[0]
+		if tc.cache {
+			if sectors >= 2*2048 {
+				t.Errorf("%s direct=%d: %d sectors read from the disk for two passes over 1 MiB: the cache served none", tc.engine, tc.direct, sectors)
+			}
+			continue
+		}
+		if sectors != 2*2048 {
+			t.Errorf("%s direct=%d: %d sectors read from the disk, want both passes' 4096", tc.engine, tc.direct, sectors)
+		}
+	}
+}
