@@ -92,6 +92,8 @@ type waiter struct {
 	wake      func(resume func() bool) // the task's Wake when it went to sleep
 	sleptAt   Time                     // first S for this bio
 	lk        links[waiter]            // on its wait queue
+	q         *Queue                   // the queue it sleeps on
+	resume    func() bool              // q.resume(w), bound once (newWaiter)
 }
 
 func (w *waiter) link() *links[waiter] { return &w.lk }

@@ -386,11 +386,30 @@ func (q *Queue) getRequest(t *Task, b *Bio) bool {
 	}
 	rq := q.alloc.take(d)
 	if rq == nil {
-		q.sleep(t, &waiter{task: t, bio: b, dir: d, sleptAt: q.now()})
+		q.sleep(t, q.newWaiter(t, b, d))
 		return false
 	}
 	q.startRequest(t, b, rq, 0)
 	return true
+}
+
+// newWaiter returns a waiter for bio b of task t in direction d: the
+// task's last one when nothing can reach that one any more (Task.idle),
+// else a new one with its resume function bound. A task that sleeps for
+// every I/O (a blocking submitter past nr_requests) so allocates nothing
+// per sleep.
+func (q *Queue) newWaiter(t *Task, b *Bio, d direction) *waiter {
+	w := t.idle
+	if w != nil {
+		t.idle = nil
+		resume := w.resume
+		*w = waiter{resume: resume}
+	} else {
+		w = &waiter{}
+		w.resume = func() bool { return w.q.resume(w) }
+	}
+	w.q, w.task, w.bio, w.dir, w.sleptAt = q, t, b, d, q.now()
+	return w
 }
 
 // sleep parks w on its wait queue. The task's plug is flushed first, as
@@ -413,11 +432,10 @@ func (q *Queue) sleepAgain(w *waiter) {
 // Wake the task had when it went to sleep (a task may set a new Wake for
 // its next bio while a stale wake-up of a cancelled sleep is on its way).
 func (q *Queue) wake(w *waiter) {
-	resume := func() bool { return q.resume(w) }
 	if w.wake != nil {
-		w.wake(resume)
+		w.wake(w.resume)
 	} else {
-		resume()
+		w.resume()
 	}
 }
 
@@ -436,7 +454,9 @@ func (q *Queue) cancelWait(t *Task, b *Bio, err error) bool {
 	t.waiting = nil
 	w.cancelled = true
 	if w.woken {
-		q.queueWakeups(w.dir)
+		q.queueWakeups(w.dir) // (w's resume is on its way: w stays its own)
+	} else {
+		t.idle = w
 	}
 	q.endBio(b, err)
 	return true
@@ -464,6 +484,7 @@ func (q *Queue) resume(w *waiter) bool {
 	w.granted = true
 	q.alloc.queueFor(w.dir).Remove(w)
 	t.waiting = nil
+	t.idle = w // (this resume was its one wake-up: nothing else reaches it)
 	wait := q.now() - w.sleptAt
 	q.startRequest(t, w.bio, rq, wait)
 	return true

@@ -25,6 +25,7 @@ type Task struct {
 	plug    plugList
 	waiting *waiter     // the allocation this task sleeps in, if any
 	submit  *submitWait // Submit's channel and Wake, made at its first Submit (api.go)
+	idle    *waiter     // its last waiter, once nothing reaches it: the next sleep's (Queue.newWaiter)
 }
 
 // NewTask returns a task with the given pid and name.

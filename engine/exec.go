@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blkq-dev/blkq"
@@ -55,6 +56,7 @@ type realExec struct {
 	spare   []func()
 	signal  chan struct{} // capacity 1: "the queue is not empty"
 	done    chan struct{}
+	halted  atomic.Bool // done is closed: Run checks it between callbacks without a channel operation
 	stopped sync.Once
 }
 
@@ -68,13 +70,21 @@ func (r *realExec) AfterFunc(d time.Duration, f func()) func() bool {
 	return time.AfterFunc(d, func() { r.Do(f) }).Stop
 }
 
+// Do queues f. Only a callback that finds the queue empty signals: Run
+// takes the whole queue under mu and looks at it again before it waits,
+// so one added to a queue that is not empty is seen without a signal (a
+// run of callbacks that post the next, the null device's completions,
+// costs no channel operation each).
 func (r *realExec) Do(f func()) {
 	r.mu.Lock()
 	r.queue = append(r.queue, f)
+	first := len(r.queue) == 1
 	r.mu.Unlock()
-	select {
-	case r.signal <- struct{}{}:
-	default:
+	if first {
+		select {
+		case r.signal <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -101,10 +111,8 @@ func (r *realExec) Run() {
 			for i, f := range batch {
 				f()
 				batch[i] = nil
-				select {
-				case <-r.done:
+				if r.halted.Load() {
 					return
-				default:
 				}
 			}
 			r.spare = batch
@@ -130,4 +138,9 @@ func (r *realExec) drain() {
 	}
 }
 
-func (r *realExec) Stop() { r.stopped.Do(func() { close(r.done) }) }
+func (r *realExec) Stop() {
+	r.stopped.Do(func() {
+		r.halted.Store(true)
+		close(r.done)
+	})
+}
