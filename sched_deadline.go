@@ -19,7 +19,6 @@ package blkq
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"time"
 )
@@ -43,6 +42,7 @@ type deadline struct {
 	frontMerges   bool
 
 	sorted   [2][]*Request // by sector, ties in insertion order
+	sectors  [2][]uint64   // sorted[d][i].Sector, kept beside it: the searches read these, not the requests
 	fifo     [2]rqList
 	dispatch rqList // flushes and requeues, served first
 
@@ -82,24 +82,38 @@ func (d *deadline) Insert(rq *Request, atHead bool, now Time) {
 	d.fifo[dir].PushBack(rq)
 }
 
-// search returns the index of the first request in s with Sector >= sector.
-func deadlineSearch(s []*Request, sector uint64) int {
-	return sort.Search(len(s), func(i int) bool { return s[i].Sector >= sector })
+// deadlineSearch returns the index of the first key >= sector in keys
+// (sorted): a binary search over a plain slice of sectors, not over the
+// requests, so that it stays in a few cache lines and inlines.
+func deadlineSearch(keys []uint64, sector uint64) int {
+	lo, hi := 0, len(keys)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if keys[m] < sector {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 func (d *deadline) sortAdd(rq *Request) {
-	s := d.sorted[rq.Op.dir()]
-	i := deadlineSearch(s, rq.Sector+1) // after any equal sectors
-	s = append(s, nil)
+	dir := rq.Op.dir()
+	s, k := d.sorted[dir], d.sectors[dir]
+	i := deadlineSearch(k, rq.Sector+1) // after any equal sectors
+	s, k = append(s, nil), append(k, 0)
 	copy(s[i+1:], s[i:])
-	s[i] = rq
-	d.sorted[rq.Op.dir()] = s
+	copy(k[i+1:], k[i:])
+	s[i], k[i] = rq, rq.Sector
+	d.sorted[dir], d.sectors[dir] = s, k
 }
 
 // sortIndex returns rq's index in its sorted slice.
 func (d *deadline) sortIndex(rq *Request) int {
-	s := d.sorted[rq.Op.dir()]
-	for i := deadlineSearch(s, rq.Sector); i < len(s); i++ {
+	dir := rq.Op.dir()
+	s := d.sorted[dir]
+	for i := deadlineSearch(d.sectors[dir], rq.Sector); i < len(s); i++ {
 		if s[i] == rq {
 			return i
 		}
@@ -110,10 +124,11 @@ func (d *deadline) sortIndex(rq *Request) int {
 func (d *deadline) sortDel(rq *Request) {
 	dir := rq.Op.dir()
 	i := d.sortIndex(rq)
-	s := d.sorted[dir]
+	s, k := d.sorted[dir], d.sectors[dir]
 	copy(s[i:], s[i+1:])
+	copy(k[i:], k[i+1:])
 	s[len(s)-1] = nil
-	d.sorted[dir] = s[:len(s)-1]
+	d.sorted[dir], d.sectors[dir] = s[:len(s)-1], k[:len(k)-1]
 }
 
 func (d *deadline) remove(rq *Request) {
@@ -124,7 +139,7 @@ func (d *deadline) remove(rq *Request) {
 // fromPos returns the first request of dir at or after sector pos.
 func (d *deadline) fromPos(dir direction, pos uint64) *Request {
 	s := d.sorted[dir]
-	if i := deadlineSearch(s, pos); i < len(s) {
+	if i := deadlineSearch(d.sectors[dir], pos); i < len(s) {
 		return s[i]
 	}
 	return nil
@@ -185,8 +200,8 @@ func (d *deadline) FrontMerge(sector uint64, op Op) *Request {
 	if !d.frontMerges {
 		return nil
 	}
-	s := d.sorted[op.dir()]
-	for i := deadlineSearch(s, sector); i < len(s) && s[i].Sector == sector; i++ {
+	s, k := d.sorted[op.dir()], d.sectors[op.dir()]
+	for i := deadlineSearch(k, sector); i < len(s) && k[i] == sector; i++ {
 		if s[i].Op == op {
 			return s[i]
 		}
@@ -220,10 +235,13 @@ func (d *deadline) Merged(rq *Request, front bool) {
 		return
 	}
 	// The start moved down; restore sector order by bubbling rq left.
-	s := d.sorted[rq.Op.dir()]
+	dir := rq.Op.dir()
+	s, k := d.sorted[dir], d.sectors[dir]
 	i := d.sortIndexMoved(rq)
-	for i > 0 && s[i-1].Sector > rq.Sector {
+	k[i] = rq.Sector
+	for i > 0 && k[i-1] > rq.Sector {
 		s[i-1], s[i] = s[i], s[i-1]
+		k[i-1], k[i] = k[i], k[i-1]
 		i--
 	}
 }
@@ -232,7 +250,7 @@ func (d *deadline) Merged(rq *Request, front bool) {
 // its old sector put it, so search linearly from where the new one would).
 func (d *deadline) sortIndexMoved(rq *Request) int {
 	s := d.sorted[rq.Op.dir()]
-	for i := deadlineSearch(s, rq.Sector); i < len(s); i++ {
+	for i := deadlineSearch(d.sectors[rq.Op.dir()], rq.Sector); i < len(s); i++ {
 		if s[i] == rq {
 			return i
 		}
