@@ -49,15 +49,29 @@ func (s simExec) Stop()         { s.loop.Stop() }
 // queue is unbounded, so Do never blocks: a callback that itself posts
 // (a bio failing at submit ends at once, on the executor) cannot deadlock
 // the executor on its own queue.
+//
+// Callbacks come two ways. Do, from any goroutine (timers, a file's
+// workers, the interrupt watcher), appends to queue under mu. Post, only
+// from the executor's own goroutine (a job's reap, the null device's
+// completion from inside Issue, which runs under the queue lock that only
+// the executor takes on a null device), appends to local without a lock:
+// a null-device run posts one callback per I/O, and a mutex, a channel
+// send and the shared queue's bookkeeping for each were a tenth of its
+// cost. Run takes what Do queued, then what was posted meanwhile, in
+// turn, so a post runs after the callbacks already due when it was made,
+// as it did when both shared one queue.
 type realExec struct {
 	clk     blkq.Clock
 	mu      sync.Mutex
-	queue   []func()
+	queue   []func() // Do's, under mu
 	spare   []func()
+	queued  atomic.Bool   // queue may be non-empty: Run takes mu only then
 	signal  chan struct{} // capacity 1: "the queue is not empty"
 	done    chan struct{}
 	halted  atomic.Bool // done is closed: Run checks it between callbacks without a channel operation
 	stopped sync.Once
+
+	local, localSpare []func() // Post's: the executor's goroutine only
 }
 
 func newRealExec() *realExec {
@@ -72,13 +86,12 @@ func (r *realExec) AfterFunc(d time.Duration, f func()) func() bool {
 
 // Do queues f. Only a callback that finds the queue empty signals: Run
 // takes the whole queue under mu and looks at it again before it waits,
-// so one added to a queue that is not empty is seen without a signal (a
-// run of callbacks that post the next, the null device's completions,
-// costs no channel operation each).
+// so one added to a queue that is not empty is seen without a signal.
 func (r *realExec) Do(f func()) {
 	r.mu.Lock()
 	r.queue = append(r.queue, f)
 	first := len(r.queue) == 1
+	r.queued.Store(true)
 	r.mu.Unlock()
 	if first {
 		select {
@@ -88,34 +101,61 @@ func (r *realExec) Do(f func()) {
 	}
 }
 
-// Post runs f on the executor later (the null device completes this way:
-// never inside Issue).
-func (r *realExec) Post(f func()) { r.Do(f) }
+// Post runs f on the executor later, after what is due now (the null
+// device completes this way: never inside Issue). Call it only on the
+// executor's goroutine: from a callback, or from the goroutine that runs
+// Run or drain.
+func (r *realExec) Post(f func()) { r.local = append(r.local, f) }
+
+// take returns what Do queued, leaving the queue empty.
+func (r *realExec) take() []func() {
+	if !r.queued.Load() {
+		return nil // (a Do under way stores queued and signals: Run sees it)
+	}
+	r.mu.Lock()
+	batch := r.queue
+	r.queue, r.spare = r.spare[:0], nil // spare's array now belongs to queue
+	r.queued.Store(false)
+	r.mu.Unlock()
+	return batch
+}
+
+// runBatch runs batch, clears it and keeps its array for the next; false
+// if Stop was called meanwhile.
+func (r *realExec) runBatch(batch []func(), spare *[]func()) bool {
+	for i, f := range batch {
+		f()
+		batch[i] = nil
+		if r.halted.Load() {
+			return false
+		}
+	}
+	*spare = batch[:0]
+	return true
+}
 
 func (r *realExec) Run() {
-	for {
-		select {
-		case <-r.done:
+	for !r.halted.Load() {
+		batch := r.take()
+		if len(batch) > 0 && !r.runBatch(batch, &r.spare) {
 			return
-		case <-r.signal:
 		}
-		for {
-			r.mu.Lock()
-			batch := r.queue
-			if len(batch) == 0 {
-				r.mu.Unlock()
-				break
+		posted := r.local
+		r.local, r.localSpare = r.localSpare[:0], nil
+		if len(posted) > 0 && !r.runBatch(posted, &r.localSpare) {
+			return
+		}
+		if r.localSpare == nil {
+			r.localSpare = posted[:0]
+		}
+		if len(batch) == 0 && len(posted) == 0 {
+			// Nothing due: wait for a Do (only the executor posts, and
+			// it is here).
+			select {
+			case <-r.done:
+				return
+			case <-r.signal:
 			}
-			r.queue, r.spare = r.spare[:0], nil // spare's array now belongs to queue
-			r.mu.Unlock()
-			for i, f := range batch {
-				f()
-				batch[i] = nil
-				if r.halted.Load() {
-					return
-				}
-			}
-			r.spare = batch
 		}
 	}
 }
@@ -128,11 +168,17 @@ func (r *realExec) drain() {
 		r.mu.Lock()
 		batch := r.queue
 		r.queue = nil
+		r.queued.Store(false)
 		r.mu.Unlock()
-		if len(batch) == 0 {
+		posted := r.local
+		r.local = nil
+		if len(batch) == 0 && len(posted) == 0 {
 			return
 		}
 		for _, f := range batch {
+			f()
+		}
+		for _, f := range posted {
 			f()
 		}
 	}
