@@ -152,7 +152,9 @@ type Queue struct {
 	lastMerge *Request  // one-hit cache
 	inflight  int       // issued to the device
 	tracers   []Tracer
-	ev        Event // scratch event, reused under the lock
+	wants     []actionSet // what each tracer consumes (Tracer's Actions), by index
+	wanted    actionSet   // what any tracer consumes: other events are not filled in
+	ev        Event       // scratch event, reused under the lock
 	closed    bool
 
 	pending []deferred // callbacks to run after unlock; its array is reused
@@ -211,7 +213,16 @@ func (q *Queue) Device() Device { return q.dev }
 // before any goroutine reads it.
 func (q *Queue) AddTracer(t Tracer) {
 	q.lock()
+	w := allActions
+	switch at := t.(type) {
+	case *DiskStats:
+		w = actionsOf(diskStatsActions)
+	case actionTracer:
+		w = actionsOf(at.Actions())
+	}
 	q.tracers = append(q.tracers, t)
+	q.wants = append(q.wants, w)
+	q.wanted |= w
 	if a, ok := t.(queueAttacher); ok {
 		a.attach(q)
 	}
@@ -295,15 +306,17 @@ func (q *Queue) endBio(b *Bio, err error) {
 	q.pending = append(q.pending, deferred{bio: b, err: err})
 }
 
-// trace emits one event to every tracer.
+// trace fills in the scratch event for action a, for emit to send to the
+// tracers that consume it.
 func (q *Queue) trace(a Action, b *Bio, rq *Request) *Event {
 	// Field by field rather than *e = Event{...}: the scratch event is
 	// reused, and a whole-struct store of its pointers costs a bulk write
-	// barrier per event while the GC runs. With no tracer nobody reads
-	// it, so it is not filled in at all (callers may still set fields and
-	// emit it to no one).
+	// barrier per event while the GC runs. With no tracer that consumes
+	// a it is not filled in at all (callers may still set fields and emit
+	// it to no one).
 	e := &q.ev
-	if len(q.tracers) == 0 {
+	if !q.wanted.has(a) {
+		e.Action = a // (emit looks at it, and sends the event nowhere)
 		return e
 	}
 	e.Time, e.Action, e.Bio, e.Rq = q.now(), a, b, rq
@@ -327,8 +340,13 @@ func (q *Queue) trace(a Action, b *Bio, rq *Request) *Event {
 }
 
 func (q *Queue) emit(e *Event) {
-	for _, t := range q.tracers {
-		t.Trace(e)
+	if !q.wanted.has(e.Action) {
+		return
+	}
+	for i, t := range q.tracers {
+		if q.wants[i].has(e.Action) {
+			t.Trace(e)
+		}
 	}
 }
 

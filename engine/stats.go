@@ -282,6 +282,10 @@ type pidStats struct {
 	sleeps allocSleeps
 }
 
+// Actions returns the events pidStats counts (the queue gives it only
+// these: blkq.Tracer).
+func (p *pidStats) Actions() string { return "MFDGSWC" }
+
 func (p *pidStats) Trace(e *blkq.Event) {
 	var b *report.BlkqJobStats
 	if i := e.PID - p.base; i >= 0 && i < len(p.byPID) {
