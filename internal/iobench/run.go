@@ -129,10 +129,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := makeFile(path, cfg.Size); err != nil {
-		return nil, err
+	// Null cases read no file (fio's null engine opens none, blkq's null
+	// device has none): with only those, none is made.
+	if slices.ContainsFunc(cfg.Cases, func(c Case) bool { return !c.null() }) {
+		if err := makeFile(path, cfg.Size); err != nil {
+			return nil, err
+		}
+		defer os.Remove(path)
 	}
-	defer os.Remove(path)
 	rep := &Report{Machine: machine(), File: path, Size: cfg.Size, Ramp: cfg.Ramp.String(),
 		Runtime: cfg.Runtime.String(), Rounds: cfg.Rounds}
 	jobDir, err := os.MkdirTemp(cfg.Dir, "blkq-bench-jobs")
