@@ -9,7 +9,8 @@ import (
 
 // The blocking API, for real goroutines: each call runs as its own task,
 // sleeps (blocks) when no request is free, and returns when its I/O is done.
-// It wraps the non-blocking core with one channel per waiter.
+// It wraps the non-blocking core with one channel per task (submitWait),
+// made at the task's first Submit.
 
 var nextPID atomic.Int64
 
