@@ -24,6 +24,11 @@ const (
 	defaultMaxSectors = 2560 // BLK_DEF_MAX_SECTORS: 1280 KiB
 	defaultReadAhead  = 128  // KiB, VM_READAHEAD_PAGES
 	defaultPlugLimit  = 32   // BLK_MAX_REQUEST_COUNT
+
+	defaultMaxSegments    = 128     // BLK_MAX_SEGMENTS
+	maxSegmentsLimit      = 65535   // nr_phys_segments is an unsigned short
+	defaultMaxSegmentSize = 65536   // BLK_MAX_SEGMENT_SIZE, bytes
+	maxDiscardSectors     = 8388607 // UINT_MAX bytes in whole sectors (discard_max_hw_bytes 4294966784)
 )
 
 var queueTunables = []tunable[*Queue]{
@@ -78,6 +83,34 @@ var queueTunables = []tunable[*Queue]{
 		def: strconv.Itoa(maxHWSectorsKB), source: "blkq's devices: 32767 (a driver's limit in Linux)",
 		doc: "read-only: the largest max_sectors_kb"},
 		get: func(q *Queue) string { return strconv.Itoa(maxHWSectorsKB) }},
+	{tunableInfo: tunableInfo{name: "max_segments", unit: "segments", lo: 1, hi: maxSegmentsLimit,
+		def: strconv.Itoa(defaultMaxSegments), source: "Linux default 128 (BLK_MAX_SEGMENTS)",
+		doc: "read-only (Config.MaxSegments): the most segments of a read or write request; split.go counts a bio's segments"},
+		get: func(q *Queue) string { return strconv.Itoa(q.cfg.MaxSegments) }},
+	{tunableInfo: tunableInfo{name: "max_segment_size", unit: "bytes", lo: pageKB << 10, hi: math.MaxUint32,
+		def: strconv.Itoa(defaultMaxSegmentSize), source: "Linux default 65536 (BLK_MAX_SEGMENT_SIZE)",
+		doc: "read-only (Config.MaxSegmentSize): the largest segment"},
+		get: func(q *Queue) string { return strconv.FormatUint(uint64(q.cfg.MaxSegmentSize), 10) }},
+	{tunableInfo: tunableInfo{name: "discard_max_bytes", unit: "bytes", lo: SectorSize, hi: maxDiscardSectors << SectorShift,
+		def: strconv.FormatUint(maxDiscardSectors<<SectorShift, 10), source: "the loop driver's and virtual devices' 4294966784 (UINT_MAX in whole sectors)",
+		doc: "largest discard request; a multiple of 512 up to discard_max_hw_bytes (larger is clamped to it); 0 is refused: blkq has no device without discard"},
+		get:   func(q *Queue) string { return strconv.FormatUint(q.cfg.MaxDiscardSectors<<SectorShift, 10) },
+		parse: parseSysfsNumber,
+		set: func(q *Queue, n int64) error {
+			if n == 0 || n%SectorSize != 0 {
+				return fmt.Errorf("%w (want a multiple of 512 bytes, at least 512)", syscall.EINVAL)
+			}
+			q.cfg.MaxDiscardSectors = min(uint64(n)>>SectorShift, maxDiscardSectors)
+			return nil
+		}},
+	{tunableInfo: tunableInfo{name: "discard_max_hw_bytes", unit: "bytes", lo: maxDiscardSectors << SectorShift, hi: maxDiscardSectors << SectorShift,
+		def: strconv.FormatUint(maxDiscardSectors<<SectorShift, 10), source: "the loop driver's and virtual devices' 4294966784",
+		doc: "read-only: the largest discard_max_bytes"},
+		get: func(q *Queue) string { return strconv.FormatUint(maxDiscardSectors<<SectorShift, 10) }},
+	{tunableInfo: tunableInfo{name: "max_discard_segments", unit: "bios", lo: 1, hi: maxSegmentsLimit,
+		def: "1", source: "Linux default 1 (blk_set_default_limits)",
+		doc: "read-only (Config.MaxDiscardSegments): above 1, the most bios of a discard request"},
+		get: func(q *Queue) string { return strconv.Itoa(q.cfg.MaxDiscardSegments) }},
 	{tunableInfo: tunableInfo{name: "read_ahead_kb", unit: "KiB", lo: 0, hi: math.MaxUint32,
 		def: strconv.Itoa(defaultReadAhead), source: "Linux default 128 (VM_READAHEAD_PAGES)",
 		doc: "read-ahead window for the layers above; rounded down to whole 4 KiB pages, as Linux keeps it in pages"},

@@ -59,6 +59,12 @@ type mergeNotifier interface {
 	Merged(rq *Request, front bool)
 }
 
+// insertMerger is an elevator that merges each request it is given into
+// a request it holds when the two are adjacent (merge.go's insertMerge).
+type insertMerger interface {
+	mergesOnInsert()
+}
+
 // drainer gives up every held request in its own order, for a scheduler
 // switch; without it the queue drains by calling Dispatch until nil.
 type drainer interface {
@@ -81,6 +87,9 @@ type elvHooks struct {
 	allow  mergeAllower
 	merged mergeNotifier
 	tun    tunables
+	// insertMerges: the elevator merges a request it is given into one
+	// it holds (insertMerger).
+	insertMerges bool
 }
 
 func hooksOf(e elevator) elvHooks {
@@ -90,6 +99,7 @@ func hooksOf(e elevator) elvHooks {
 	h.allow, _ = e.(mergeAllower)
 	h.merged, _ = e.(mergeNotifier)
 	h.tun, _ = e.(tunables)
+	_, h.insertMerges = e.(insertMerger)
 	return h
 }
 

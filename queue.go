@@ -38,6 +38,22 @@ type Config struct {
 	// MaxSectors is the largest request in sectors (Linux default 2560,
 	// 1280 KiB: BLK_DEF_MAX_SECTORS).
 	MaxSectors uint32
+	// MaxSegments is max_segments, the most physical segments (runs of
+	// memory) a read or write request may carry (Linux default 128,
+	// BLK_MAX_SEGMENTS). MaxSegmentSize is max_segment_size, the
+	// largest segment in bytes (Linux default 65536,
+	// BLK_MAX_SEGMENT_SIZE; at least a page, 4096). split.go says how
+	// blkq counts a bio's segments.
+	MaxSegments    int
+	MaxSegmentSize uint32
+	// MaxDiscardSectors is discard_max_bytes in sectors: the largest
+	// discard request (default 8388607, UINT_MAX bytes rounded down to
+	// a sector, as Linux's loop driver and virtual devices set it).
+	// MaxDiscardSegments is max_discard_segments, the most discard
+	// bios one request may carry when it is above 1 (Linux default 1:
+	// a discard request is one range, however many bios built it).
+	MaxDiscardSectors  uint64
+	MaxDiscardSegments int
 	// ReadAheadKB is read_ahead_kb (Linux default 128 KiB); the queue
 	// only stores it for the layers above.
 	ReadAheadKB int
@@ -69,6 +85,14 @@ func (c *Config) check() error {
 		return fmt.Errorf("blkq: batch_requests %d: want 0 (nr_requests/4) or more", c.BatchRequests)
 	case c.MaxSectors != 0 && (c.MaxSectors < 2*pageKB || c.MaxSectors > 2*maxHWSectorsKB):
 		return fmt.Errorf("blkq: max_sectors %d: want 0 (the default, %d) or %d..%d sectors", c.MaxSectors, defaultMaxSectors, 2*pageKB, 2*maxHWSectorsKB)
+	case c.MaxSegments < 0 || c.MaxSegments > maxSegmentsLimit:
+		return fmt.Errorf("blkq: max_segments %d: want 0 (the default, %d) up to %d", c.MaxSegments, defaultMaxSegments, maxSegmentsLimit)
+	case c.MaxSegmentSize != 0 && c.MaxSegmentSize < pageKB<<10:
+		return fmt.Errorf("blkq: max_segment_size %d: want 0 (the default, %d) or at least a page (%d bytes)", c.MaxSegmentSize, defaultMaxSegmentSize, pageKB<<10)
+	case c.MaxDiscardSectors > maxDiscardSectors:
+		return fmt.Errorf("blkq: discard_max_bytes %d: want 0 (the default, %d) up to %d", c.MaxDiscardSectors<<SectorShift, uint64(maxDiscardSectors)<<SectorShift, uint64(maxDiscardSectors)<<SectorShift)
+	case c.MaxDiscardSegments < 0 || c.MaxDiscardSegments > maxSegmentsLimit:
+		return fmt.Errorf("blkq: max_discard_segments %d: want 0 (the default, 1) up to %d", c.MaxDiscardSegments, maxSegmentsLimit)
 	case c.ReadAheadKB < 0 || int64(c.ReadAheadKB) > math.MaxUint32:
 		return fmt.Errorf("blkq: read_ahead_kb %d: want 0 (the default, %d) up to %d", c.ReadAheadKB, defaultReadAhead, uint32(math.MaxUint32))
 	case c.Alloc != "" && !slices.Contains(allocPolicyNames(), c.Alloc):
@@ -92,6 +116,18 @@ func (c *Config) fill() {
 	}
 	if c.MaxSectors == 0 {
 		c.MaxSectors = defaultMaxSectors
+	}
+	if c.MaxSegments == 0 {
+		c.MaxSegments = defaultMaxSegments
+	}
+	if c.MaxSegmentSize == 0 {
+		c.MaxSegmentSize = defaultMaxSegmentSize
+	}
+	if c.MaxDiscardSectors == 0 {
+		c.MaxDiscardSectors = maxDiscardSectors
+	}
+	if c.MaxDiscardSegments == 0 {
+		c.MaxDiscardSegments = 1
 	}
 	if c.ReadAheadKB == 0 {
 		c.ReadAheadKB = defaultReadAhead
@@ -327,6 +363,12 @@ func (q *Queue) submitLocked(t *Task, b *Bio) bool {
 		return true
 	}
 	q.emit(q.trace(actQueue, b, nil))
+	return q.submitSplit(t, b)
+}
+
+// mergeOrGet merges b into a request, or gets it one (false: the task
+// sleeps for it).
+func (q *Queue) mergeOrGet(t *Task, b *Bio) bool {
 	if q.cfg.NoMerges != 2 && b.mergeable() {
 		if q.plugMerge(t, b) || q.elvMerge(b) {
 			return true
@@ -392,11 +434,15 @@ func (q *Queue) cancelWait(t *Task, b *Bio, err error) bool {
 	q.lock()
 	defer q.unlock()
 	w := t.waiting
-	if w == nil || w.bio != b || w.granted {
+	if w == nil || w.granted {
 		return false
+	}
+	if w.bio != b && (b == nil || firstPiece(w.bio) != b) {
+		return false // a later piece of a split bio: the bio is queued in part
 	}
 	q.alloc.queueFor(w.dir).Remove(w)
 	t.waiting = nil
+	t.rest = nil
 	w.cancelled = true
 	if w.woken {
 		q.queueWakeups(w.dir)
@@ -429,6 +475,11 @@ func (q *Queue) resume(w *waiter) bool {
 	t.waiting = nil
 	wait := q.clk.Now() - w.sleptAt
 	q.startRequest(t, w.bio, rq, wait)
+	if rest := t.rest; rest != nil {
+		// The rest of a split bio goes on; it may sleep again.
+		t.rest = nil
+		return q.submitSplit(t, rest)
+	}
 	return true
 }
 
@@ -437,7 +488,7 @@ func (q *Queue) resume(w *waiter) bool {
 func (q *Queue) startRequest(t *Task, b *Bio, rq *Request, wait Time) {
 	now := q.clk.Now()
 	*rq = Request{Op: b.Op, Flags: b.Flags, Sector: b.Sector, Sectors: b.Sectors, NrBios: 1, Prio: b.Prio,
-		Task: t, Alloc: now, bios: b, biotail: b}
+		Task: t, Alloc: now, bios: b, biotail: b, segs: q.bioSegments(b)}
 	e := q.trace(actGetRq, b, rq)
 	e.Time, e.Wait = now, wait // one clock reading: ticks and in_queue agree
 	q.emit(e)
@@ -449,8 +500,12 @@ func (q *Queue) startRequest(t *Task, b *Bio, rq *Request, wait Time) {
 	q.run()
 }
 
-// insert puts rq into the elevator (I) and the back-merge hash.
+// insert puts rq into the elevator (I) and the back-merge hash, unless
+// the elevator merges it into a request it holds (insertMerge).
 func (q *Queue) insert(rq *Request) {
+	if q.insertMerge(rq) {
+		return
+	}
 	rq.state = rqQueued
 	rq.Insert = q.clk.Now()
 	q.emit(q.trace(actInsert, nil, rq))

@@ -30,6 +30,7 @@ type Request struct {
 	elvIndex int
 
 	bios, biotail *Bio
+	segs          int      // physical segments (nr_phys_segments; split.go)
 	hashNext      *Request // chain in the back-merge hash
 	onHash        bool
 	state         rqState
