@@ -60,6 +60,9 @@ func KernelMerges(events []Event) []Queued {
 			delete(pending, k)
 		}
 	}
+	for i, p := range eventPlugs(events) {
+		out[i].Plug = p
+	}
 	return out
 }
 
