@@ -36,6 +36,17 @@ type ReplayRecord struct {
 	Sector  uint64 // 512-byte sectors
 	Sectors uint32
 	Line    int // where it came from, for errors
+	// PlugFirst and PlugLast mark, in a trace that shows its plugs (a
+	// blkparse or ftrace trace with P and U events), the first record of
+	// its task's plug and the last, after which the plug is flushed: the
+	// replay plugs the task's bios from the one to the other, as the
+	// kernel did (replayplug.go). Neither set: the record is inside its
+	// task's plug, or, in a trace that shows none, submitted unplugged.
+	PlugFirst, PlugLast bool
+	// PlugSlept marks a record after which its task slept, flushing its
+	// plug and keeping it (UT): the replay flushes the plug there too,
+	// unless the replay's own task slept for a request on it.
+	PlugSlept bool
 
 	index int // position in the replay, set by Replay
 }

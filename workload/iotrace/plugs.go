@@ -16,7 +16,9 @@ package iotrace
 //     KiB) while adding a request: U, then at once P for the request that
 //     overflowed, before the task's next Q;
 //   - the task going to sleep, for a request or anything else: UT, after
-//     which it goes on with the same plug when it wakes.
+//     which it goes on with the same plug when it wakes (PlugSlept marks
+//     the bio before it, as a replay cannot know that its task would have
+//     waited for that bio's completion).
 //
 // So a task's plug ends at a U that is followed, among that task's events,
 // by its next Q rather than by a P; the Q records of a task from one such
@@ -47,6 +49,10 @@ const (
 	// PlugLast: the last bio of its task's plug; the plug was flushed after
 	// it.
 	PlugLast
+	// PlugSlept: the task slept after this bio, before its next one,
+	// and so flushed its plug, which it kept (UT): waiting for a request,
+	// or for the I/O itself (a discard's BLKDISCARD, an fsync).
+	PlugSlept
 )
 
 // maxPlugLookahead is the most records the plug reader holds back.
@@ -187,7 +193,10 @@ func (p *plugReader) event(ev Event) {
 			pl.flushed = true
 		}
 	case 'T':
-		p.mode = plugsShown // the task slept: its plug goes on
+		p.mode = plugsShown
+		if pl := p.plugs[ev.PID]; pl != nil {
+			p.at(pl.last).rec.Plug |= PlugSlept // the task slept: its plug goes on
+		}
 	}
 }
 
