@@ -271,6 +271,9 @@ func dispatched(keys []iotrace.EventKey) iotrace.Dispatched {
 // recordedTimes reads the service times of the trace at path for
 // sim:trace: the kernel's requests, from each D to its C.
 func recordedTimes(path, format string) (*traced.Times, error) {
+	if f, err := iotrace.FileFormat(path, iotrace.Format(format)); err == nil && f != iotrace.FormatBlkparse && f != iotrace.FormatFtrace {
+		return nil, usagef("--device=sim:trace: %s is a %s trace; sim:trace takes its times from the D and C events of a blkparse or ftrace trace", path, f)
+	}
 	evs, err := iotrace.ReadEventsFile(path, iotrace.Format(format))
 	if err != nil && len(evs) == 0 {
 		return nil, usagef("--device=sim:trace: %v", err)
