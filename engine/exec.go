@@ -54,7 +54,7 @@ type realExec struct {
 	mu      sync.Mutex
 	queue   []func()
 	spare   []func()
-	idle    []func() // to run once the queue is empty (whenIdle)
+	idle    []func()      // to run once the queue is empty (whenIdle)
 	signal  chan struct{} // capacity 1: "the queue is not empty"
 	done    chan struct{}
 	stopped sync.Once
