@@ -65,6 +65,12 @@ type insertMerger interface {
 	mergesOnInsert()
 }
 
+// legacyMerger is an elevator whose bios merge by Linux 2.4's rules
+// (merge.go).
+type legacyMerger interface {
+	legacyMerges()
+}
+
 // drainer gives up every held request in its own order, for a scheduler
 // switch; without it the queue drains by calling Dispatch until nil.
 type drainer interface {
@@ -90,6 +96,9 @@ type elvHooks struct {
 	// insertMerges: the elevator merges a request it is given into one
 	// it holds (insertMerger).
 	insertMerges bool
+	// legacyMerges: the elevator merges bios by the 2.4 rules
+	// (legacyMerger).
+	legacyMerges bool
 }
 
 func hooksOf(e elevator) elvHooks {
@@ -100,6 +109,7 @@ func hooksOf(e elevator) elvHooks {
 	h.merged, _ = e.(mergeNotifier)
 	h.tun, _ = e.(tunables)
 	_, h.insertMerges = e.(insertMerger)
+	_, h.legacyMerges = e.(legacyMerger)
 	return h
 }
 

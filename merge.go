@@ -28,6 +28,13 @@ package blkq
 // join is an M event for the request merged away, with no bio, as Linux
 // 5.11 and later trace it.
 //
+// The linus elevator keeps the 2.4 rules (legacyMerger): 2.4 scanned its
+// queue for a request the bio could join and passed over those too full
+// for it, and had neither the hash nor request merges at insert. blkq's
+// queue still finds its candidates through the hash, but for that
+// elevator it takes the latest request of the bio's op there, passes over
+// a request too full for the bio, and marks none unmergeable.
+//
 // The hash is only filled while nomerges is 0 (with 1 or 2 nothing looks
 // it up, and skipping the insert is part of what nomerges saves, as in the
 // 2008 patch). Flipping nomerges under load must then never strand a
@@ -72,34 +79,51 @@ func (q *Queue) hashDel(rq *Request) {
 	rq.onHash = false
 }
 
-// hashFind returns the request the hash gives for a bio starting at
-// sector: the one most recently hashed with that end sector, whatever its
-// op, as Linux's elv_rqhash_find returns the first entry of its bucket
-// with the key. If that one cannot take the bio (a write ending where a
-// read ends too, hashed later), there is no back merge through the hash.
-func (q *Queue) hashFind(sector uint64) *Request {
-	return q.hash[sector]
+// hashFind returns the request the hash gives for a bio of op starting
+// at sector: the one most recently hashed with that end sector, whatever
+// its op, as Linux's elv_rqhash_find returns the first entry of its
+// bucket with the key. If that one cannot take the bio (a write ending
+// where a read ends too, hashed later), there is no back merge through
+// the hash. Under the 2.4 rules (legacyMerges) it is the latest of op.
+func (q *Queue) hashFind(sector uint64, op Op) *Request {
+	rq := q.hash[sector]
+	if q.hooks.legacyMerges {
+		for ; rq != nil && rq.Op != op; rq = rq.hashNext {
+		}
+	}
+	return rq
 }
 
 // bioMergeOK reports whether b may join rq at all (blk_rq_merge_ok): both
-// mergeable, the same op and priority. Whether it fits is attemptMerge's
-// question.
+// mergeable, the same op and priority. Whether it fits is fits' question,
+// except under the 2.4 rules, where a request too full for b is no
+// candidate (elevator_linus_merge went on to the next).
 func (q *Queue) bioMergeOK(rq *Request, b *Bio) bool {
-	return rq.mergeable() && b.mergeable() && rq.Op == b.Op && rq.Prio == b.Prio
+	ok := rq.mergeable() && b.mergeable() && rq.Op == b.Op && rq.Prio == b.Prio
+	if ok && q.hooks.legacyMerges {
+		_, ok = q.fitsWithin(rq, b)
+	}
+	return ok
 }
 
 // fits reports whether b fits into rq (ll_back_merge_fn and
 // ll_front_merge_fn: the size limit of rq's op, then its segments), and
 // how many segments rq then has. A bio that does not fit marks rq
 // unmergeable from then on, as Linux's req_set_nomerge does: a request
-// that has reached a limit takes nothing more.
+// that has reached a limit takes nothing more. (Not under the 2.4 rules,
+// where such a request was never a candidate: bioMergeOK.)
 func (q *Queue) fits(rq *Request, b *Bio) (int, bool) {
-	segs, ok := q.segmentsOK(rq, b)
-	if ok && uint64(rq.Sectors)+uint64(b.Sectors) <= q.maxSectorsFor(rq.Op) {
-		return segs, true
+	segs, ok := q.fitsWithin(rq, b)
+	if !ok {
+		q.setNoMerge(rq)
 	}
-	q.setNoMerge(rq)
-	return 0, false
+	return segs, ok
+}
+
+// fitsWithin reports whether b fits into rq, and rq's segments then.
+func (q *Queue) fitsWithin(rq *Request, b *Bio) (int, bool) {
+	segs, ok := q.segmentsOK(rq, b)
+	return segs, ok && uint64(rq.Sectors)+uint64(b.Sectors) <= q.maxSectorsFor(rq.Op)
 }
 
 // setNoMerge makes rq unmergeable: off the hash and the one-hit cache.
@@ -127,7 +151,7 @@ func (q *Queue) elvMerge(b *Bio) bool {
 	if q.cfg.NoMerges == 1 {
 		return false
 	}
-	if rq := q.hashFind(b.Sector); rq != nil && q.bioMergeOK(rq, b) && q.allowMerge(rq, b) {
+	if rq := q.hashFind(b.Sector, b.Op); rq != nil && q.bioMergeOK(rq, b) && q.allowMerge(rq, b) {
 		return q.backMerge(rq, b)
 	}
 	if rq := q.elvFrontMerge(b.end(), b.Op); rq != nil && q.bioMergeOK(rq, b) && q.allowMerge(rq, b) {
@@ -253,7 +277,7 @@ func (q *Queue) insertMerge(rq *Request) bool {
 	}
 	merged := false
 	for {
-		prev := q.hashFind(rq.Sector)
+		prev := q.hashFind(rq.Sector, rq.Op)
 		if prev == nil || prev == rq || !q.requestsMergeOK(prev, rq) {
 			return merged
 		}
@@ -262,6 +286,9 @@ func (q *Queue) insertMerge(rq *Request) bool {
 		rq = prev
 	}
 }
+
+// legacyMerges marks the linus elevator as merging by the 2.4 rules.
+func (e *linus) legacyMerges() {}
 
 // mergesOnInsert marks mq-deadline as merging the requests it is given
 // (dd_insert_request tries blk_mq_sched_try_insert_merge first). The

@@ -180,35 +180,47 @@ func TestInsertMergeJoinsAlternatingStreams(t *testing.T) {
 // TestHashGivesTheLatestRequestOnly: Linux's back-merge hash gives the
 // request hashed last with the bio's start as its end, whatever its op; a
 // read continuing an older read that ends where a newer write ends is not
-// merged through the hash (elv_rqhash_find, then elv_bio_merge_ok).
+// merged through the hash (elv_rqhash_find, then elv_bio_merge_ok). The
+// 2.4 elevator's rules pass over the write to the read (merge.go).
 func TestHashGivesTheLatestRequestOnly(t *testing.T) {
-	h, a := busyQueue(t, Config{Scheduler: "none"})
-	h.submit(a, OpRead, 100, 8)  // the one-hit cache's
-	h.submit(a, OpRead, 200, 8)  // ends at 208
-	h.submit(a, OpWrite, 200, 8) // ends at 208 too, hashed later
-	h.submit(a, OpRead, 208, 8)  // the hash gives the write
-	if n := h.rec.count[actBackMerge]; n != 0 {
-		t.Fatalf("%d back merges, want none", n)
+	for _, c := range []struct {
+		sched  string
+		merges int
+	}{{"none", 0}, {"mq-deadline", 0}, {linusName, 1}} {
+		h, a := busyQueue(t, Config{Scheduler: c.sched})
+		h.submit(a, OpRead, 100, 8)  // the one-hit cache's
+		h.submit(a, OpRead, 200, 8)  // ends at 208
+		h.submit(a, OpWrite, 200, 8) // ends at 208 too, hashed later
+		h.submit(a, OpRead, 208, 8)  // the hash gives the write
+		if n := h.rec.count[actBackMerge]; n != c.merges {
+			t.Errorf("%s: %d back merges, want %d", c.sched, n, c.merges)
+		}
+		drain(h)
+		h.finish()
 	}
-	drain(h)
-	h.finish()
 }
 
 // TestFullRequestTakesNoMore: a bio that does not fit the request it
 // continues marks that request unmergeable (req_set_nomerge), so a bio
-// continuing its other end is not front-merged into it either.
+// that would fit at its other end is not merged into it either; under the
+// 2.4 elevator nothing is marked.
 func TestFullRequestTakesNoMore(t *testing.T) {
-	h, a := busyQueue(t, Config{Scheduler: "mq-deadline", MaxSectors: 16})
-	h.submit(a, OpRead, 100, 16)
-	h.submit(a, OpRead, 116, 8) // does not fit: 100+16 takes nothing more
-	h.submit(a, OpRead, 92, 8)  // would fit at its front
-	if n := h.rec.count[actBackMerge] + h.rec.count[actFrontMerge]; n != 0 {
-		t.Fatalf("%d merges into a request that reached max_sectors, want none", n)
+	for _, c := range []struct{ sched, want string }{
+		{"mq-deadline", "[]"},
+		{"none", "[]"},
+		{linusName, "[F R 92+8]"},
+	} {
+		h, a := busyQueue(t, Config{Scheduler: c.sched, MaxSectors: 24})
+		h.submit(a, OpRead, 100, 16)
+		h.submit(a, OpRead, 116, 16) // does not fit
+		h.submit(a, OpRead, 92, 8)   // would fit at 100+16's front
+		if got := fmt.Sprint(h.rec.actions("MF")); got != c.want {
+			t.Errorf("%s: merges %s, want %s", c.sched, got, c.want)
+		}
+		drain(h)
+		h.finish()
 	}
-	drain(h)
-	h.finish()
 }
-
 // TestCancelSplitBioBeforeItsFirstPiece: a split bio whose first piece
 // sleeps for a request has nothing queued yet and can be taken back whole;
 // once a piece is queued it cannot.
