@@ -221,6 +221,7 @@ func TestFullRequestTakesNoMore(t *testing.T) {
 		h.finish()
 	}
 }
+
 // TestCancelSplitBioBeforeItsFirstPiece: a split bio whose first piece
 // sleeps for a request has nothing queued yet and can be taken back whole;
 // once a piece is queued it cannot.
