@@ -246,8 +246,8 @@ func (t *traceSource) begin() {
 // per record, each armed only then, would otherwise race the completions
 // (and each other) when the replay falls behind the trace.
 func (t *traceSource) arriveInTurn(ex *realExec) {
-	if t.j.r.interrupted {
-		return
+	if t.j.r.interrupted || t.j.state.stopping() || t.j.state.ended() {
+		return // a runtime cap or an interruption: no more arrivals
 	}
 	r := t.feed.pop()
 	if r == nil {
