@@ -36,7 +36,14 @@ var queueTunables = []tunable[*Queue]{
 			if n > maxNrRequests {
 				return fmt.Errorf("%w (at most %d)", syscall.EINVAL, maxNrRequests)
 			}
-			q.alloc.setNr(max(int(n), minNrRequests))
+			n = max(n, minNrRequests)
+			if q.alloc.policy.tags && q.elv.Name() == "none" && int(n) > q.dev.Depth() {
+				// blk_mq_tag_update_depth: without an elevator the tags are
+				// the driver's, which cannot grow.
+				return fmt.Errorf("%w (blk-mq without a scheduler: at most the device's queue depth, %d)", syscall.EINVAL, q.dev.Depth())
+			}
+			q.alloc.setNr(int(n))
+			q.depthUpdated()
 			q.wakeAll()
 			return nil
 		}},
@@ -158,6 +165,8 @@ func (q *Queue) SetAttr(name, value string) error {
 	err := writeTunable(queueTunables, q, name, value)
 	if a, ok := strings.CutPrefix(name, "iosched/"); ok && q.hooks.tun != nil {
 		if err = q.hooks.tun.SetAttr(a, value); err == nil {
+			q.syncShallow()
+			q.wakeAll()
 			q.run()
 		}
 	}
@@ -197,7 +206,7 @@ func (q *Queue) wakeAll() {
 
 // queueWakeups wakes sleepers that a tunable change let through.
 func (q *Queue) queueWakeups(d direction) {
-	q.wakebuf = q.alloc.wakeup(d, q.wakebuf[:0])
+	q.wakebuf = q.alloc.kick(d, q.wakebuf[:0])
 	q.queueWoken()
 }
 
@@ -217,6 +226,14 @@ func (q *Queue) switchElevator(name string) error {
 	}
 	q.elv, q.hooks = e, hooksOf(e)
 	q.cfg.Scheduler = name
+	if q.alloc.policy.tags {
+		// Linux sizes the tags anew for the elevator (blk_mq_init_sched,
+		// elevator_disable): a loop device goes from 128 to 256 as
+		// mq-deadline replaces none.
+		q.alloc.setNr(blkmqNrRequests(name, q.dev.Depth()))
+		q.wakeAll()
+	}
+	q.depthUpdated()
 	q.run()
 	return nil
 }

@@ -18,7 +18,10 @@ type Config struct {
 	// hardware queue (elevator_get_default), as every blkq device is.
 	Scheduler string
 	// NrRequests is the request pool per direction (Linux default 128,
-	// BLKDEV_MAX_RQ; minimum 4).
+	// BLKDEV_MAX_RQ; minimum 4). Under Alloc "blk-mq" it is the one tag
+	// set both directions share, and its default is blk-mq's: twice the
+	// smaller of the device's queue depth and 128 with an elevator, the
+	// queue depth (at most 2048) with none.
 	NrRequests int
 	// BatchRequests is batch_requests, the free count at which a release
 	// wakes sleepers (default 0: nr_requests/4, as Linux 2.4.18; at most
@@ -30,7 +33,9 @@ type Config struct {
 	// Linux 2.4.18's get_request after the 2002 starvation fix),
 	// "legacy" (2.4.18-pre9, before it), "fair-nobatch" (fair, waking a
 	// sleeper as soon as any request is freed) or "fair-wakeall" (fair
-	// with wake-all). docs/linux-block-layer.md tells them apart.
+	// with wake-all) or "blk-mq" (Linux 6.x's tags: one set for both
+	// directions, eight wait queues, wake_batch). docs/linux-block-layer.md
+	// tells them apart.
 	Alloc string
 	// NoMerges is the nomerges tunable: 0 all merges, 1 one-hit cache
 	// only, 2 none (Linux default 0).
@@ -185,14 +190,22 @@ func New(dev Device, clk Clock, cfg Config) (*Queue, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	nrDefault := cfg.NrRequests == 0
 	cfg.fill()
+	p, _ := allocPolicyByName(cfg.Alloc)
+	switch {
+	case p.tags && nrDefault:
+		cfg.NrRequests = blkmqNrRequests(cfg.Scheduler, dev.Depth())
+	case p.tags && cfg.Scheduler == "none" && cfg.NrRequests > dev.Depth():
+		return nil, fmt.Errorf("blkq: nr_requests %d: blk-mq without a scheduler has the device's tags, at most its queue depth %d", cfg.NrRequests, dev.Depth())
+	}
 	elv, err := newElevator(cfg.Scheduler, clk)
 	if err != nil {
 		return nil, err
 	}
 	q := &Queue{clk: clk, dev: dev, cfg: cfg, elv: elv, hooks: hooksOf(elv), hash: make(map[uint64]*Request)}
-	p, _ := allocPolicyByName(cfg.Alloc)
 	q.alloc.init(p, cfg.NrRequests, cfg.BatchRequests)
+	q.depthUpdated()
 	q.hold = cfg.LockHook
 	dev.Attach(q.complete)
 	return q, nil
@@ -362,7 +375,7 @@ func (q *Queue) sleep(t *Task, w *waiter) {
 	q.flushPlug(t)
 	w.wake = t.Wake
 	t.waiting = w
-	q.alloc.queueFor(w.dir).PushBack(w)
+	q.alloc.enqueue(w)
 	q.sleepAgain(w)
 }
 
@@ -395,11 +408,12 @@ func (q *Queue) cancelWait(t *Task, b *Bio, err error) bool {
 	if w == nil || w.bio != b || w.granted {
 		return false
 	}
-	q.alloc.queueFor(w.dir).Remove(w)
+	q.alloc.dequeue(w)
 	t.waiting = nil
 	w.cancelled = true
 	if w.woken {
-		q.queueWakeups(w.dir)
+		q.wakebuf = q.alloc.passOn(w, q.wakebuf[:0])
+		q.queueWoken()
 	}
 	q.endBio(b, err)
 	return true
@@ -415,17 +429,19 @@ func (q *Queue) resume(w *waiter) bool {
 		return w.granted
 	}
 	if !q.alloc.mayRetry(w.dir) {
+		q.alloc.requeue(w)
 		q.sleepAgain(w)
 		return false
 	}
 	rq := q.alloc.take(w.dir)
 	if rq == nil {
+		q.alloc.requeue(w)
 		q.sleepAgain(w)
 		return false
 	}
 	t := w.task
 	w.granted = true
-	q.alloc.queueFor(w.dir).Remove(w)
+	q.alloc.dequeue(w)
 	t.waiting = nil
 	wait := q.clk.Now() - w.sleptAt
 	q.startRequest(t, w.bio, rq, wait)
@@ -437,7 +453,7 @@ func (q *Queue) resume(w *waiter) bool {
 func (q *Queue) startRequest(t *Task, b *Bio, rq *Request, wait Time) {
 	now := q.clk.Now()
 	*rq = Request{Op: b.Op, Flags: b.Flags, Sector: b.Sector, Sectors: b.Sectors, NrBios: 1, Prio: b.Prio,
-		Task: t, Alloc: now, bios: b, biotail: b}
+		Task: t, Alloc: now, bios: b, biotail: b, tag: rq.tag}
 	e := q.trace(actGetRq, b, rq)
 	e.Time, e.Wait = now, wait // one clock reading: ticks and in_queue agree
 	q.emit(e)

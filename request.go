@@ -33,6 +33,7 @@ type Request struct {
 	hashNext      *Request // chain in the back-merge hash
 	onHash        bool
 	state         rqState
+	tag           int32 // blk-mq: the tag held, plus 1; 0 for none
 }
 
 type rqState uint8

@@ -105,7 +105,7 @@ func newCLIFlags() *cliFlags {
 	fs.StringVar(&f.scheduler, "scheduler", "mq-deadline", "elevator: none, mq-deadline or linus (the 2.4 elevator)")
 	fs.IntVar(&f.nrRequests, "nr-requests", 128, "request pool per direction (nr_requests; the default is Linux's)")
 	fs.IntVar(&f.nomerges, "nomerges", 0, "0 all merges, 1 one-hit cache only, 2 none")
-	fs.StringVar(&f.alloc, "alloc", "fair", "request allocation policy: fair, legacy, fair-nobatch, fair-wakeall")
+	fs.StringVar(&f.alloc, "alloc", "fair", "request allocation policy: fair, legacy, fair-nobatch, fair-wakeall, blk-mq (Linux 6.x tags)")
 	fs.StringArrayVar(&f.sets, "set", nil, "set a queue tunable before the run, `NAME=VALUE` (repeatable; e.g. iosched/fifo_batch=8)")
 
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice in a simulated run")
