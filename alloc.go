@@ -349,7 +349,7 @@ func (a *allocator) setPolicy(p allocPolicy) {
 	wasTags := a.policy.tags
 	a.policy = p
 	if p.tags && !wasTags {
-		a.sbq.untagged = a.inUse[0] + a.inUse[1] - a.sbq.busy()
+		a.sbq.untagged = a.inUse[0] + a.inUse[1] - a.sbq.held()
 	}
 	a.refree()
 	for _, w := range all {
@@ -390,7 +390,7 @@ func (a *allocator) sleepers() int {
 
 // check verifies that requests are conserved: free + in use =
 // nr_requests, per direction or over the tag set; none in use below 0;
-// the tags in use match the requests under blk-mq.
+// under blk-mq every request in use holds a tag or is counted untagged.
 func (a *allocator) check() error {
 	for d := range 2 {
 		if a.inUse[d] < 0 {
@@ -402,8 +402,8 @@ func (a *allocator) check() error {
 		if a.free[0] != a.free[1] || a.free[0]+used != a.nr {
 			return fmt.Errorf("blkq: blk-mq tags: free %d/%d + in use %d+%d != nr_requests %d", a.free[0], a.free[1], a.inUse[0], a.inUse[1], a.nr)
 		}
-		if b := a.sbq.busy(); b > used {
-			return fmt.Errorf("blkq: blk-mq tags: %d tags busy, %d requests in use", b, used)
+		if b := a.sbq.busy(); b != used || a.sbq.untagged < 0 {
+			return fmt.Errorf("blkq: blk-mq tags: %d tags busy (%d untagged), %d requests in use", b, a.sbq.untagged, used)
 		}
 		return nil
 	}

@@ -109,9 +109,13 @@ func (s *sbitmapQueue) active() int {
 	return n
 }
 
-// busy is the number of tags in use.
-func (s *sbitmapQueue) busy() int {
-	n := s.untagged
+// busy is the number of tags in use: those held and the untagged
+// requests counted as holding one.
+func (s *sbitmapQueue) busy() int { return s.untagged + s.held() }
+
+// held is the number of tags set in the bitmap.
+func (s *sbitmapQueue) held() int {
+	n := 0
 	for _, w := range s.bits {
 		n += bits.OnesCount64(w)
 	}

@@ -232,8 +232,8 @@ func TestBlkMQNrRequestsDefaults(t *testing.T) {
 // blk-mq while requests are in use and tasks sleep conserves requests
 // (untagged requests count as busy tags until freed) and ends every bio.
 func TestBlkMQPolicySwitchUnderLoad(t *testing.T) {
-	for _, sw := range [][2]string{{"fair", "blk-mq"}, {"blk-mq", "fair"}, {"legacy", "blk-mq"}, {"blk-mq", "legacy"}} {
-		t.Run(sw[0]+"->"+sw[1], func(t *testing.T) {
+	for _, sw := range [][]string{{"fair", "blk-mq"}, {"blk-mq", "fair"}, {"legacy", "blk-mq"}, {"blk-mq", "legacy"}, {"blk-mq", "fair", "blk-mq"}, {"fair", "blk-mq", "fair", "blk-mq"}} {
+		t.Run(strings.Join(sw, "->"), func(t *testing.T) {
 			h := newHarness(t, 8, Config{Scheduler: "none", NrRequests: 8, Alloc: sw[0]})
 			h.dev.manual = true
 			a := NewTask(1, "a")
@@ -249,11 +249,16 @@ func TestBlkMQPolicySwitchUnderLoad(t *testing.T) {
 			s := []*sleeper{newSleeper(2), newSleeper(3)}
 			h.submit(s[0].Task, OpRead, 10000, 8)
 			h.submit(s[1].Task, OpWrite, 20000, 8)
-			if err := h.q.SetAttr("alloc", sw[1]); err != nil {
-				t.Fatal(err)
-			}
-			if err := h.q.CheckInvariants(); err != nil {
-				t.Fatal(err)
+			for i, p := range sw[1:] {
+				// A request freed and one taken under each policy on the way.
+				h.dev.completeOne()
+				h.submit(NewTask(20+i, "x"), OpRead, uint64(30000+i*100), 8)
+				if err := h.q.SetAttr("alloc", p); err != nil {
+					t.Fatal(err)
+				}
+				if err := h.q.CheckInvariants(); err != nil {
+					t.Fatalf("after switching to %s: %v", p, err)
+				}
 			}
 			a.Wake = nil
 			drain(h, s...)

@@ -91,7 +91,7 @@ var queueTunables = []tunable[*Queue]{
 		get:   func(q *Queue) string { return strconv.Itoa(q.cfg.ReadAheadKB) },
 		parse: parseSysfsNumber,
 		set:   func(q *Queue, n int64) error { q.cfg.ReadAheadKB = int(n / pageKB * pageKB); return nil }},
-	{tunableInfo: tunableInfo{name: "scheduler", unit: "name", def: "linus [mq-deadline] none",
+	{tunableInfo: tunableInfo{name: "scheduler", unit: "name", def: "linus [mq-deadline] mq-deadline-noprio none",
 		source: "Linux's default for a single-queue device: mq-deadline (elevator_get_default)",
 		doc:    "reading lists the schedulers, the active one in brackets; writing a name switches"},
 		get: func(q *Queue) string {

@@ -12,7 +12,8 @@ import (
 
 // Config sets up a queue. The zero value of a field means Linux's default.
 type Config struct {
-	// Scheduler is the elevator's name: "none", "mq-deadline" or "linus"
+	// Scheduler is the elevator's name: "none", "mq-deadline" (Linux 6.x),
+	// "mq-deadline-noprio" (blkq's before it, one priority level) or "linus"
 	// (the 2.4 elevator with its stock 2.4.21 tunables).
 	// Default "mq-deadline": Linux's default for a device with one
 	// hardware queue (elevator_get_default), as every blkq device is.
@@ -519,6 +520,9 @@ func (q *Queue) complete(rq *Request, err error) {
 
 // freeRequest returns rq to the pool and queues the wake-ups it causes.
 func (q *Queue) freeRequest(rq *Request) {
+	if q.hooks.finish != nil {
+		q.hooks.finish.Finished(rq)
+	}
 	d := rq.Op.dir()
 	q.wakebuf = q.alloc.put(rq, d, q.wakebuf[:0])
 	q.queueWoken()

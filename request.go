@@ -23,11 +23,13 @@ type Request struct {
 	// Elevator state: the links of the one elevator list the request is
 	// on, mq-deadline's expiry (insert time + read_expire or
 	// write_expire), the linus elevator's passover budget
-	// (elevator_sequence) and which of its lists holds it.
+	// (elevator_sequence) and which of its lists holds it (mq-deadline:
+	// the priority level).
 	elv      links[Request]
 	fifoTime Time
 	elvSeq   int
 	elvIndex int
+	dd       *mqDeadline // the mq-deadline that counted it as inserted (rq->elv.priv[0])
 
 	bios, biotail *Bio
 	hashNext      *Request // chain in the back-merge hash
