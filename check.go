@@ -22,7 +22,7 @@ func (q *Queue) pool() poolStats {
 // idle reports whether the queue holds no request at all: none plugged,
 // queued, in flight, or waited for.
 func (q *Queue) idle() bool {
-	return q.alloc.inUse[0]+q.alloc.inUse[1] == 0 && q.alloc.sleepers() == 0
+	return q.alloc.inUse[0]+q.alloc.inUse[1] == 0 && q.alloc.sleepers() == 0 && q.flushIdle()
 }
 
 // Check verifies the queue's request-conservation rules: per direction,

@@ -164,6 +164,11 @@ type Queue struct {
 	pending []deferred // callbacks to run after unlock
 	wakebuf []*waiter
 	hold    LockHook // Config.LockHook, or nil
+
+	lim      limits     // the device's (limits.go)
+	wcOff    bool       // write_cache written "write through"
+	fq       flushQueue // flush sequencing (flush.go)
+	dispatch rqList     // issued before the elevator's: the flush request (hctx->dispatch)
 }
 
 // deferred is a callback to run outside the lock: a bio's end_io or a
@@ -191,6 +196,16 @@ func New(dev Device, clk Clock, cfg Config) (*Queue, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	lim, err := readLimits(dev)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.MaxSectors > uint32(2*lim.maxHWSectorsKB) {
+		return nil, fmt.Errorf("blkq: max_sectors %d: the device %s takes at most %d (max_hw_sectors_kb %d)", cfg.MaxSectors, dev.Name(), 2*lim.maxHWSectorsKB, lim.maxHWSectorsKB)
+	}
+	if cfg.MaxSectors == 0 {
+		cfg.MaxSectors = min(defaultMaxSectors, uint32(2*lim.maxHWSectorsKB))
+	}
 	nrDefault := cfg.NrRequests == 0
 	cfg.fill()
 	p, _ := allocPolicyByName(cfg.Alloc)
@@ -204,7 +219,7 @@ func New(dev Device, clk Clock, cfg Config) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queue{clk: clk, dev: dev, cfg: cfg, elv: elv, hooks: hooksOf(elv), hash: make(map[uint64]*Request)}
+	q := &Queue{clk: clk, dev: dev, cfg: cfg, elv: elv, hooks: hooksOf(elv), hash: make(map[uint64]*Request), lim: lim}
 	q.alloc.init(p, cfg.NrRequests, cfg.BatchRequests)
 	q.depthUpdated()
 	q.hold = cfg.LockHook
@@ -340,6 +355,9 @@ func (q *Queue) submitLocked(t *Task, b *Bio) bool {
 		q.endBio(b, fmt.Errorf("%w: %v sectors %d+%d, capacity %d", ErrBeyondEnd, b.Op, b.Sector, b.Sectors, q.dev.Capacity()))
 		return true
 	}
+	if q.flushBioOnSubmit(b) {
+		return true
+	}
 	q.emit(q.trace(actQueue, b, nil))
 	if q.cfg.NoMerges != 2 && b.mergeable() {
 		if q.plugMerge(t, b) || q.elvMerge(b) {
@@ -458,6 +476,10 @@ func (q *Queue) startRequest(t *Task, b *Bio, rq *Request, wait Time) {
 	e := q.trace(actGetRq, b, rq)
 	e.Time, e.Wait = now, wait // one clock reading: ticks and in_queue agree
 	q.emit(e)
+	if isFlushBio(b) && q.insertFlush(rq) {
+		q.run()
+		return
+	}
 	if t.plug.active > 0 && b.Op != OpFlush {
 		q.addToPlug(t, rq)
 		return
@@ -467,11 +489,15 @@ func (q *Queue) startRequest(t *Task, b *Bio, rq *Request, wait Time) {
 }
 
 // insert puts rq into the elevator (I) and the back-merge hash.
-func (q *Queue) insert(rq *Request) {
+func (q *Queue) insert(rq *Request) { q.insertAt(rq, rq.Op == OpFlush) }
+
+// insertAt puts rq into the elevator, at its head if atHead (the data of
+// a flush sequence), and the back-merge hash.
+func (q *Queue) insertAt(rq *Request, atHead bool) {
 	rq.state = rqQueued
 	rq.Insert = q.clk.Now()
 	q.emit(q.trace(actInsert, nil, rq))
-	q.elv.Insert(rq, rq.Op == OpFlush, rq.Insert)
+	q.elv.Insert(rq, atHead, rq.Insert)
 	q.hashAdd(rq)
 	if q.lastMerge == nil && rq.mergeable() {
 		q.lastMerge = rq
@@ -482,8 +508,10 @@ func (q *Queue) insert(rq *Request) {
 func (q *Queue) run() {
 	depth := q.dev.Depth()
 	for q.inflight < depth {
-		rq := q.elv.Dispatch(q.clk.Now())
-		if rq == nil {
+		rq := q.dispatch.Front()
+		if rq != nil {
+			q.dispatch.Remove(rq)
+		} else if rq = q.elv.Dispatch(q.clk.Now()); rq == nil {
 			return
 		}
 		q.hashDel(rq)
@@ -508,6 +536,17 @@ func (q *Queue) complete(rq *Request, err error) {
 	e := q.trace(actComplete, nil, rq)
 	e.Err = err
 	q.emit(e)
+	if rq == &q.fq.rq {
+		q.flushDone(err)
+		q.run()
+		q.unlock()
+		return
+	}
+	if q.flushDataDone(rq, err) {
+		q.run()
+		q.unlock()
+		return
+	}
 	for b := rq.bios; b != nil; {
 		next := b.next
 		q.endBio(b, err)

@@ -36,6 +36,8 @@ type Request struct {
 	onHash        bool
 	state         rqState
 	tag           int32 // blk-mq: the tag held, plus 1; 0 for none
+	inFlush       bool  // in a flush sequence (RQF_FLUSH_SEQ): never merged
+	flushSeq      uint8 // its steps done (flush.go)
 }
 
 type rqState uint8
@@ -45,6 +47,7 @@ const (
 	rqPlugged          // on a task's plug list
 	rqQueued           // in the elevator
 	rqInFlight         // issued to the device
+	rqFlush            // waiting for a flush (flush.go)
 )
 
 // End returns the sector just past the request.
@@ -65,7 +68,7 @@ func (r *Request) firstBio() *Bio { return r.bios }
 
 // Mergeable reports whether anything may ever merge into the request.
 func (r *Request) mergeable() bool {
-	return r.Flags&noMergeFlags == 0 && (r.Op == OpRead || r.Op == OpWrite || r.Op == OpDiscard)
+	return r.Flags&noMergeFlags == 0 && !r.inFlush && (r.Op == OpRead || r.Op == OpWrite || r.Op == OpDiscard)
 }
 
 func (r *Request) reset() {
