@@ -95,7 +95,7 @@ func (q *Queue) elvMerge(b *Bio) bool {
 		q.backMerge(rq, b)
 		return true
 	}
-	if rq := q.elvFrontMerge(b.end(), b.Op); rq != nil && q.bioMergeOK(rq, b) && q.allowMerge(rq, b) {
+	if rq := q.elvFrontMerge(b.end(), b.Op, b.Prio); rq != nil && q.bioMergeOK(rq, b) && q.allowMerge(rq, b) {
 		q.frontMerge(rq, b)
 		return true
 	}
@@ -180,8 +180,11 @@ func (q *Queue) allowMerge(rq *Request, b *Bio) bool {
 	return q.hooks.allow == nil || q.hooks.allow.AllowMerge(rq, b)
 }
 
-func (q *Queue) elvFrontMerge(sector uint64, op Op) *Request {
-	if q.hooks.front == nil {
+func (q *Queue) elvFrontMerge(sector uint64, op Op, prio uint16) *Request {
+	switch {
+	case q.hooks.pfront != nil:
+		return q.hooks.pfront.FrontMergePrio(sector, op, prio)
+	case q.hooks.front == nil:
 		return nil
 	}
 	return q.hooks.front.FrontMerge(sector, op)
