@@ -24,24 +24,26 @@ const (
 	defaultMaxSectors = 2560 // BLK_DEF_MAX_SECTORS: 1280 KiB
 	defaultReadAhead  = 128  // KiB, VM_READAHEAD_PAGES
 	defaultPlugLimit  = 32   // BLK_MAX_REQUEST_COUNT
-
-	defaultMaxSegments    = 128     // BLK_MAX_SEGMENTS
-	maxSegmentsLimit      = 65535   // nr_phys_segments is an unsigned short
-	defaultMaxSegmentSize = 65536   // BLK_MAX_SEGMENT_SIZE, bytes
-	maxDiscardSectors     = 8388607 // UINT_MAX bytes in whole sectors (discard_max_hw_bytes 4294966784)
 )
 
-var queueTunables = []tunable[*Queue]{
+var queueTunables = append([]tunable[*Queue]{
 	{tunableInfo: tunableInfo{name: "nr_requests", unit: "requests per direction", lo: minNrRequests, hi: maxNrRequests,
-		def: strconv.Itoa(defaultNrRequests), source: "Linux default 128 (BLKDEV_MAX_RQ)",
-		doc: "request pool per direction; a write below 4 becomes 4 (BLKDEV_MIN_RQ), above 2048 (MAX_SCHED_RQ) is refused"},
+		def: strconv.Itoa(defaultNrRequests), source: "Linux default 128 (BLKDEV_MAX_RQ); blk-mq: 2*min(depth, 128), the depth without an elevator",
+		doc: "request pool per direction (alloc blk-mq: the one tag set); a write below 4 becomes 4 (BLKDEV_MIN_RQ), above 2048 (MAX_SCHED_RQ) is refused, and under blk-mq without an elevator above the device's depth"},
 		get:   func(q *Queue) string { return strconv.Itoa(q.alloc.nr) },
 		parse: parseSysfsNumber,
 		set: func(q *Queue, n int64) error {
 			if n > maxNrRequests {
 				return fmt.Errorf("%w (at most %d)", syscall.EINVAL, maxNrRequests)
 			}
-			q.alloc.setNr(max(int(n), minNrRequests))
+			n = max(n, minNrRequests)
+			if q.alloc.policy.tags && q.elv.Name() == "none" && int(n) > q.dev.Depth() {
+				// blk_mq_tag_update_depth: without an elevator the tags are
+				// the driver's, which cannot grow.
+				return fmt.Errorf("%w (blk-mq without a scheduler: at most the device's queue depth, %d)", syscall.EINVAL, q.dev.Depth())
+			}
+			q.alloc.setNr(int(n))
+			q.depthUpdated()
 			q.wakeAll()
 			return nil
 		}},
@@ -70,54 +72,27 @@ var queueTunables = []tunable[*Queue]{
 		get:   func(q *Queue) string { return strconv.Itoa(int(q.cfg.MaxSectors / 2)) },
 		parse: parseSysfsNumber,
 		set: func(q *Queue, n int64) error {
+			hw := int64(q.lim.maxHWSectorsKB)
 			if n == 0 {
-				n = min(defaultMaxSectors/2, maxHWSectorsKB)
+				n = min(defaultMaxSectors/2, hw)
 			}
-			if n < pageKB || n > maxHWSectorsKB {
-				return fmt.Errorf("%w (want 0 (the default) or %d..%d (page size..max_hw_sectors_kb))", syscall.EINVAL, pageKB, maxHWSectorsKB)
+			if n < pageKB || n > hw {
+				return fmt.Errorf("%w (want 0 (the default) or %d..%d (page size..max_hw_sectors_kb))", syscall.EINVAL, pageKB, hw)
 			}
 			q.cfg.MaxSectors = uint32(n * 2)
 			return nil
 		}},
-	{tunableInfo: tunableInfo{name: "max_hw_sectors_kb", unit: "KiB", lo: maxHWSectorsKB, hi: maxHWSectorsKB,
-		def: strconv.Itoa(maxHWSectorsKB), source: "blkq's devices: 32767 (a driver's limit in Linux)",
+	{tunableInfo: tunableInfo{name: "max_hw_sectors_kb", unit: "KiB", lo: pageKB, hi: maxHWSectorsKB,
+		def: strconv.Itoa(maxHWSectorsKB), source: "the device's (32767, ATA's LBA48 limit, for all of blkq's)",
 		doc: "read-only: the largest max_sectors_kb"},
-		get: func(q *Queue) string { return strconv.Itoa(maxHWSectorsKB) }},
-	{tunableInfo: tunableInfo{name: "max_segments", unit: "segments", lo: 1, hi: maxSegmentsLimit,
-		def: strconv.Itoa(defaultMaxSegments), source: "Linux default 128 (BLK_MAX_SEGMENTS)",
-		doc: "read-only (Config.MaxSegments): the most segments of a read or write request; split.go counts a bio's segments"},
-		get: func(q *Queue) string { return strconv.Itoa(q.cfg.MaxSegments) }},
-	{tunableInfo: tunableInfo{name: "max_segment_size", unit: "bytes", lo: pageKB << 10, hi: math.MaxUint32,
-		def: strconv.Itoa(defaultMaxSegmentSize), source: "Linux default 65536 (BLK_MAX_SEGMENT_SIZE)",
-		doc: "read-only (Config.MaxSegmentSize): the largest segment"},
-		get: func(q *Queue) string { return strconv.FormatUint(uint64(q.cfg.MaxSegmentSize), 10) }},
-	{tunableInfo: tunableInfo{name: "discard_max_bytes", unit: "bytes", lo: SectorSize, hi: maxDiscardSectors << SectorShift,
-		def: strconv.FormatUint(maxDiscardSectors<<SectorShift, 10), source: "the loop driver's and virtual devices' 4294966784 (UINT_MAX in whole sectors)",
-		doc: "largest discard request; a multiple of 512 up to discard_max_hw_bytes (larger is clamped to it); 0 is refused: blkq has no device without discard"},
-		get:   func(q *Queue) string { return strconv.FormatUint(q.cfg.MaxDiscardSectors<<SectorShift, 10) },
-		parse: parseSysfsNumber,
-		set: func(q *Queue, n int64) error {
-			if n == 0 || n%SectorSize != 0 {
-				return fmt.Errorf("%w (want a multiple of 512 bytes, at least 512)", syscall.EINVAL)
-			}
-			q.cfg.MaxDiscardSectors = min(uint64(n)>>SectorShift, maxDiscardSectors)
-			return nil
-		}},
-	{tunableInfo: tunableInfo{name: "discard_max_hw_bytes", unit: "bytes", lo: maxDiscardSectors << SectorShift, hi: maxDiscardSectors << SectorShift,
-		def: strconv.FormatUint(maxDiscardSectors<<SectorShift, 10), source: "the loop driver's and virtual devices' 4294966784",
-		doc: "read-only: the largest discard_max_bytes"},
-		get: func(q *Queue) string { return strconv.FormatUint(maxDiscardSectors<<SectorShift, 10) }},
-	{tunableInfo: tunableInfo{name: "max_discard_segments", unit: "bios", lo: 1, hi: maxSegmentsLimit,
-		def: "1", source: "Linux default 1 (blk_set_default_limits)",
-		doc: "read-only (Config.MaxDiscardSegments): above 1, the most bios of a discard request"},
-		get: func(q *Queue) string { return strconv.Itoa(q.cfg.MaxDiscardSegments) }},
+		get: func(q *Queue) string { return strconv.Itoa(q.lim.maxHWSectorsKB) }},
 	{tunableInfo: tunableInfo{name: "read_ahead_kb", unit: "KiB", lo: 0, hi: math.MaxUint32,
 		def: strconv.Itoa(defaultReadAhead), source: "Linux default 128 (VM_READAHEAD_PAGES)",
 		doc: "read-ahead window for the layers above; rounded down to whole 4 KiB pages, as Linux keeps it in pages"},
 		get:   func(q *Queue) string { return strconv.Itoa(q.cfg.ReadAheadKB) },
 		parse: parseSysfsNumber,
 		set:   func(q *Queue, n int64) error { q.cfg.ReadAheadKB = int(n / pageKB * pageKB); return nil }},
-	{tunableInfo: tunableInfo{name: "scheduler", unit: "name", def: "linus [mq-deadline] none",
+	{tunableInfo: tunableInfo{name: "scheduler", unit: "name", def: "linus [mq-deadline] mq-deadline-noprio none",
 		source: "Linux's default for a single-queue device: mq-deadline (elevator_get_default)",
 		doc:    "reading lists the schedulers, the active one in brackets; writing a name switches"},
 		get: func(q *Queue) string {
@@ -148,7 +123,7 @@ var queueTunables = []tunable[*Queue]{
 			q.wakeAll()
 			return nil
 		}},
-}
+}, limitTunables...)
 
 // Attrs lists the queue's tunables, then the elevator's as iosched/NAME.
 func (q *Queue) Attrs() []string {
@@ -191,6 +166,8 @@ func (q *Queue) SetAttr(name, value string) error {
 	err := writeTunable(queueTunables, q, name, value)
 	if a, ok := strings.CutPrefix(name, "iosched/"); ok && q.hooks.tun != nil {
 		if err = q.hooks.tun.SetAttr(a, value); err == nil {
+			q.syncShallow()
+			q.wakeAll()
 			q.run()
 		}
 	}
@@ -230,7 +207,7 @@ func (q *Queue) wakeAll() {
 
 // queueWakeups wakes sleepers that a tunable change let through.
 func (q *Queue) queueWakeups(d direction) {
-	q.wakebuf = q.alloc.wakeup(d, q.wakebuf[:0])
+	q.wakebuf = q.alloc.kick(d, q.wakebuf[:0])
 	q.queueWoken()
 }
 
@@ -250,6 +227,14 @@ func (q *Queue) switchElevator(name string) error {
 	}
 	q.elv, q.hooks = e, hooksOf(e)
 	q.cfg.Scheduler = name
+	if q.alloc.policy.tags {
+		// Linux sizes the tags anew for the elevator (blk_mq_init_sched,
+		// elevator_disable): a loop device goes from 128 to 256 as
+		// mq-deadline replaces none.
+		q.alloc.setNr(blkmqNrRequests(name, q.dev.Depth()))
+		q.wakeAll()
+	}
+	q.depthUpdated()
 	q.run()
 	return nil
 }

@@ -39,6 +39,19 @@ type frontMerger interface {
 	FrontMerge(sector uint64, op Op) *Request
 }
 
+// prioFrontMerger is a frontMerger that keeps requests by I/O priority
+// (mq-deadline): it looks only at the level of the bio's priority. The
+// queue prefers it to FrontMerge.
+type prioFrontMerger interface {
+	FrontMergePrio(sector uint64, op Op, prio uint16) *Request
+}
+
+// finisher hears that a request it held was freed: completed, or merged
+// into another (Linux's finish_request).
+type finisher interface {
+	Finished(rq *Request)
+}
+
 // requestMerger gives rq's neighbours in sector order (same op), the
 // candidates for a request+request merge, and forgets next once the
 // queue merged it into rq. Without it requests are never joined.
@@ -89,6 +102,8 @@ type tunables interface {
 // up once; a nil field means the elevator has no such hook.
 type elvHooks struct {
 	front  frontMerger
+	pfront prioFrontMerger
+	finish finisher
 	reqs   requestMerger
 	allow  mergeAllower
 	merged mergeNotifier
@@ -104,6 +119,8 @@ type elvHooks struct {
 func hooksOf(e elevator) elvHooks {
 	var h elvHooks
 	h.front, _ = e.(frontMerger)
+	h.pfront, _ = e.(prioFrontMerger)
+	h.finish, _ = e.(finisher)
 	h.reqs, _ = e.(requestMerger)
 	h.allow, _ = e.(mergeAllower)
 	h.merged, _ = e.(mergeNotifier)
@@ -127,10 +144,15 @@ func drainElevator(e elevator, now Time) []*Request {
 
 // elevators are the schedulers by name. Tests add probes to it.
 var elevators = map[string]func(Clock) elevator{
-	"none":        func(Clock) elevator { return &none{} },
-	"mq-deadline": func(Clock) elevator { return newDeadline("mq-deadline") },
-	linusName:     func(Clock) elevator { return newLinus(linusStock2421()) },
+	"none":             func(Clock) elevator { return &none{} },
+	"mq-deadline":      func(Clock) elevator { return newMQDeadline() },
+	deadlineNoprioName: func(Clock) elevator { return newDeadline(deadlineNoprioName) },
+	linusName:          func(Clock) elevator { return newLinus(linusStock2421()) },
 }
+
+// deadlineNoprioName is the name of blkq's mq-deadline before Linux 6.x's
+// priority levels (sched_deadline_noprio.go), which the experiments use.
+const deadlineNoprioName = "mq-deadline-noprio"
 
 // defaultScheduler is the scheduler of a queue whose Config names none:
 // mq-deadline, as Linux's elevator_get_default picks it for a device with

@@ -22,7 +22,9 @@ package blkq
 //	I  the request was inserted into the elevator
 //	D  issued to the device
 //	C  completed; with no Rq, a read-ahead bio dropped at once under
-//	   request pressure (Err is ErrReadAheadDropped, which wraps EAGAIN)
+//	   request pressure (Err is ErrReadAheadDropped, which wraps EAGAIN);
+//	   with no sectors, the end of a request's flush sequence off the
+//	   device, after the flush its bios waited for (flush.go)
 //	R  requeued (a trace may hold it; this queue never requeues)
 type Action byte
 

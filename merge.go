@@ -34,6 +34,9 @@ package blkq
 // queue still finds its candidates through the hash, but for that
 // elevator it takes the latest request of the bio's op there, passes over
 // a request too full for the bio, and marks none unmergeable.
+// mq-deadline-noprio, blkq's mq-deadline as it was before it followed
+// Linux 6.x (kept for the experiments' published figures), merges by the
+// same rules, as blkq did then, and not at insert.
 //
 // The hash is only filled while nomerges is 0 (with 1 or 2 nothing looks
 // it up, and skipping the insert is part of what nomerges saves, as in the
@@ -154,7 +157,7 @@ func (q *Queue) elvMerge(b *Bio) bool {
 	if rq := q.hashFind(b.Sector, b.Op); rq != nil && q.bioMergeOK(rq, b) && q.allowMerge(rq, b) {
 		return q.backMerge(rq, b)
 	}
-	if rq := q.elvFrontMerge(b.end(), b.Op); rq != nil && q.bioMergeOK(rq, b) && q.allowMerge(rq, b) {
+	if rq := q.elvFrontMerge(b.end(), b.Op, b.Prio); rq != nil && q.bioMergeOK(rq, b) && q.allowMerge(rq, b) {
 		return q.frontMerge(rq, b)
 	}
 	return false
@@ -287,13 +290,17 @@ func (q *Queue) insertMerge(rq *Request) bool {
 	}
 }
 
-// legacyMerges marks the linus elevator as merging by the 2.4 rules.
-func (e *linus) legacyMerges() {}
+// legacyMerges marks the linus elevator as merging by the 2.4 rules, and
+// mq-deadline-noprio (blkq's mq-deadline before it followed Linux 6.x,
+// the experiments') by blkq's rules of then, which are the same.
+func (e *linus) legacyMerges()    {}
+func (d *deadline) legacyMerges() {}
 
 // mergesOnInsert marks mq-deadline as merging the requests it is given
 // (dd_insert_request tries blk_mq_sched_try_insert_merge first). The
-// linus elevator (2.4 merged only bios) and none do not.
-func (d *deadline) mergesOnInsert() {}
+// linus elevator (2.4 merged only bios), mq-deadline-noprio (blkq's
+// before) and none do not.
+func (d *mqDeadline) mergesOnInsert() {}
 
 // joinInserted joins next to the queued rq (elv_merge_requests: rq's
 // hash entry moves to its new end, and rq is the one-hit cache's).
@@ -311,8 +318,11 @@ func (q *Queue) allowMerge(rq *Request, b *Bio) bool {
 	return q.hooks.allow == nil || q.hooks.allow.AllowMerge(rq, b)
 }
 
-func (q *Queue) elvFrontMerge(sector uint64, op Op) *Request {
-	if q.hooks.front == nil {
+func (q *Queue) elvFrontMerge(sector uint64, op Op, prio uint16) *Request {
+	switch {
+	case q.hooks.pfront != nil:
+		return q.hooks.pfront.FrontMergePrio(sector, op, prio)
+	case q.hooks.front == nil:
 		return nil
 	}
 	return q.hooks.front.FrontMerge(sector, op)

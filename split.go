@@ -40,14 +40,14 @@ import (
 // maxIOSectors is the largest read or write request, in sectors: the
 // smaller of max_sectors and max_segments whole segments.
 func (q *Queue) maxIOSectors() uint32 {
-	segs := uint64(q.cfg.MaxSegments) * uint64(q.cfg.MaxSegmentSize>>SectorShift)
+	segs := uint64(q.lim.maxSegments) * uint64(q.lim.maxSegmentSize>>SectorShift)
 	return uint32(min(uint64(q.cfg.MaxSectors), segs))
 }
 
 // maxSectorsFor is the largest request of op, in sectors.
 func (q *Queue) maxSectorsFor(op Op) uint64 {
 	if op == OpDiscard {
-		return q.cfg.MaxDiscardSectors
+		return q.lim.discardMaxBytes >> SectorShift
 	}
 	return uint64(q.cfg.MaxSectors)
 }
@@ -58,7 +58,7 @@ func (q *Queue) maxSectorsFor(op Op) uint64 {
 func (q *Queue) bioSegments(b *Bio) int {
 	switch b.Op {
 	case OpRead, OpWrite:
-		size := uint64(q.cfg.MaxSegmentSize)
+		size := uint64(q.lim.maxSegmentSize)
 		return int((uint64(b.Sectors)<<SectorShift + size - 1) / size)
 	case OpDiscard:
 		return 1
@@ -70,39 +70,49 @@ func (q *Queue) bioSegments(b *Bio) int {
 // how many rq then has.
 func (q *Queue) segmentsOK(rq *Request, b *Bio) (int, bool) {
 	if rq.Op == OpDiscard {
-		if q.cfg.MaxDiscardSegments <= 1 {
+		if q.lim.maxDiscardSegments <= 1 {
 			return rq.segs, true // one range, however many bios
 		}
-		return rq.segs + 1, rq.segs < q.cfg.MaxDiscardSegments
+		return rq.segs + 1, rq.segs < q.lim.maxDiscardSegments
 	}
 	n := rq.segs + q.bioSegments(b)
-	return n, n <= q.cfg.MaxSegments
+	return n, n <= q.lim.maxSegments
 }
 
 // maxSegmentsFor is the most segments a request of op may carry.
 func (q *Queue) maxSegmentsFor(op Op) int {
 	if op == OpDiscard {
-		return q.cfg.MaxDiscardSegments
+		return q.lim.maxDiscardSegments
 	}
-	return q.cfg.MaxSegments
+	return q.lim.maxSegments
 }
 
 // splitSectors returns the size of the piece to split off b, in
-// sectors, or 0 if b fits the queue's limits as it is.
+// sectors, or 0 if b fits the queue's limits as it is. A read or write
+// piece ends on a physical block boundary where it can
+// (get_max_io_size), and every piece is whole logical blocks. A
+// discard_max_bytes of 0 splits nothing.
 func (q *Queue) splitSectors(b *Bio) uint32 {
 	var limit uint64
 	switch b.Op {
 	case OpRead, OpWrite:
 		limit = uint64(q.maxIOSectors())
+		if pbs := uint64(q.lim.physicalBlockSize >> SectorShift); pbs > 1 {
+			start := b.Sector & (pbs - 1)
+			if end := (start + limit) &^ (pbs - 1); end > start {
+				limit = end - start
+			}
+		}
 	case OpDiscard:
-		limit = q.cfg.MaxDiscardSectors
+		limit = q.lim.discardMaxBytes >> SectorShift
 	default:
 		return 0
 	}
-	if uint64(b.Sectors) <= limit {
+	limit &^= uint64(q.lim.logicalBlockSize>>SectorShift) - 1
+	if limit == 0 || uint64(b.Sectors) <= limit {
 		return 0
 	}
-	return uint32(limit)
+	return uint32(min(limit, uint64(b.Sectors)))
 }
 
 // A splitBio is a caller's bio the queue cut into pieces: it ends when

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // actions lists the recorded events of the given actions as "X R 0+256",
@@ -17,6 +18,24 @@ func (r *recorder) actions(which string) []string {
 		}
 	}
 	return out
+}
+
+// busyQueueWith is busyQueue on a device that states the queue limits
+// lim (limits.go).
+func busyQueueWith(t *testing.T, cfg Config, lim map[string]string) (*harness, *Task) {
+	t.Helper()
+	clk := &testClock{}
+	td := newTestDevice(clk, 1, time.Millisecond)
+	td.manual = true
+	q, err := New(&limitDevice{td, lim}, clk, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, clk: clk, dev: td, q: q, rec: &recorder{}, ended: map[*Bio]int{}, errs: map[*Bio]error{}}
+	q.AddTracer(h.rec)
+	a := NewTask(1, "a")
+	h.submit(a, OpRead, 1<<20, 8)
+	return h, a
 }
 
 // TestSplitAtMaxSectors: with max_sectors_kb 128, a 1 MiB read is cut into
@@ -78,7 +97,7 @@ func TestSplitPiecesDoNotMerge(t *testing.T) {
 // contiguous), and 4 KiB bios stop merging once a request has
 // max_segments of them.
 func TestSplitAtMaxSegments(t *testing.T) {
-	h, a := busyQueue(t, Config{Scheduler: "none", MaxSegments: 4, MaxSegmentSize: 4096})
+	h, a := busyQueueWith(t, Config{Scheduler: "none"}, map[string]string{"max_segments": "4", "max_segment_size": "4096"})
 	h.submit(a, OpWrite, 0, 40) // 5 segments: 32 sectors split off
 	for i := range 5 {
 		h.submit(a, OpWrite, 1000+uint64(i)*8, 8)
@@ -102,7 +121,7 @@ func TestSplitAtMaxSegments(t *testing.T) {
 // segment, ll_merge_requests_fn); with more, a request takes at most that
 // many bios.
 func TestDiscardLimits(t *testing.T) {
-	h, a := busyQueue(t, Config{Scheduler: "mq-deadline", MaxDiscardSectors: 64})
+	h, a := busyQueueWith(t, Config{Scheduler: "mq-deadline"}, map[string]string{"discard_max_bytes": "32768"})
 	h.submit(a, OpDiscard, 0, 100) // 64 split off, 36 left
 	h.submit(a, OpDiscard, 100, 8) // joins 64+36
 	h.submit(a, OpDiscard, 200, 8)
@@ -117,7 +136,7 @@ func TestDiscardLimits(t *testing.T) {
 		t.Fatalf("issued %v, want %s", h.dev.issued, want)
 	}
 
-	h, a = busyQueue(t, Config{Scheduler: "none", MaxDiscardSegments: 2})
+	h, a = busyQueueWith(t, Config{Scheduler: "none"}, map[string]string{"max_discard_segments": "2"})
 	for i := range 3 {
 		h.submit(a, OpDiscard, uint64(i)*8, 8)
 	}
@@ -170,6 +189,10 @@ func TestInsertMergeJoinsAlternatingStreams(t *testing.T) {
 		t.Fatalf("after the unplug:\n got %v\nwant %v", got, want)
 	}
 	h.finish()
+	// mq-deadline-noprio, blkq's before, does not merge at insert.
+	if n := noInsertMerges(t); n != 17 {
+		t.Errorf("mq-deadline-noprio dispatched %d requests, want the plug's 17", n)
+	}
 	// Which goes first is mq-deadline's choice (the trace's kernel had
 	// served reads before; a new queue starts with writes).
 	if got := fmt.Sprint(h.dev.issued); got != "[W 0+136 R 0+120]" {
@@ -177,16 +200,39 @@ func TestInsertMergeJoinsAlternatingStreams(t *testing.T) {
 	}
 }
 
+// noInsertMerges plugs the alternating streams of
+// TestInsertMergeJoinsAlternatingStreams under mq-deadline-noprio and
+// returns the number of requests dispatched.
+func noInsertMerges(t *testing.T) int {
+	h := newHarness(t, 32, Config{Scheduler: deadlineNoprioName})
+	a := NewTask(1, "fio")
+	h.q.Plug(a)
+	r, w := uint64(0), uint64(0)
+	for _, c := range "RRRWRRWWWRWRWRRRWWRRWWWWRWRWWWWR" {
+		if c == 'R' {
+			h.submit(a, OpRead, r, 8)
+			r += 8
+		} else {
+			h.submit(a, OpWrite, w, 8)
+			w += 8
+		}
+	}
+	h.q.Finish(a)
+	h.finish()
+	return len(h.dev.issued)
+}
+
 // TestHashGivesTheLatestRequestOnly: Linux's back-merge hash gives the
 // request hashed last with the bio's start as its end, whatever its op; a
 // read continuing an older read that ends where a newer write ends is not
 // merged through the hash (elv_rqhash_find, then elv_bio_merge_ok). The
-// 2.4 elevator's rules pass over the write to the read (merge.go).
+// 2.4 elevator's rules, and mq-deadline-noprio's (blkq's before), pass
+// over the write to the read (merge.go).
 func TestHashGivesTheLatestRequestOnly(t *testing.T) {
 	for _, c := range []struct {
 		sched  string
 		merges int
-	}{{"none", 0}, {"mq-deadline", 0}, {linusName, 1}} {
+	}{{"none", 0}, {"mq-deadline", 0}, {linusName, 1}, {deadlineNoprioName, 1}} {
 		h, a := busyQueue(t, Config{Scheduler: c.sched})
 		h.submit(a, OpRead, 100, 8)  // the one-hit cache's
 		h.submit(a, OpRead, 200, 8)  // ends at 208
@@ -203,12 +249,13 @@ func TestHashGivesTheLatestRequestOnly(t *testing.T) {
 // TestFullRequestTakesNoMore: a bio that does not fit the request it
 // continues marks that request unmergeable (req_set_nomerge), so a bio
 // that would fit at its other end is not merged into it either; under the
-// 2.4 elevator nothing is marked.
+// 2.4 elevator and mq-deadline-noprio nothing is marked.
 func TestFullRequestTakesNoMore(t *testing.T) {
 	for _, c := range []struct{ sched, want string }{
 		{"mq-deadline", "[]"},
 		{"none", "[]"},
 		{linusName, "[F R 92+8]"},
+		{deadlineNoprioName, "[F R 92+8]"},
 	} {
 		h, a := busyQueue(t, Config{Scheduler: c.sched, MaxSectors: 24})
 		h.submit(a, OpRead, 100, 16)
@@ -259,5 +306,34 @@ func TestCancelSplitBioBeforeItsFirstPiece(t *testing.T) {
 	h.finish()
 	if h.ended[b2] != 1 || h.errs[b2] != nil {
 		t.Fatalf("the split bio ended %d times (%v)", h.ended[b2], h.errs[b2])
+	}
+}
+
+// TestSleepFlushFreesRequests: a task that finds no free request flushes
+// its plug before it sleeps, and tries again: a request mq-deadline merged
+// away at insert is free by then, and the task takes it without sleeping,
+// as Linux 6.18's does (testdata/ktrace/rw-4k-qd32-batch32-nomerges0-nr4:
+// "UT N [fio] 4", two M, then the G at once). mq-deadline-noprio, which
+// does not merge at insert, frees none, and the task sleeps.
+func TestSleepFlushFreesRequests(t *testing.T) {
+	for _, c := range []struct {
+		sched  string
+		sleeps int
+	}{{"mq-deadline", 0}, {deadlineNoprioName, 1}} {
+		h := newHarness(t, 32, Config{Scheduler: c.sched, NrRequests: 4, Alloc: "blk-mq"})
+		h.dev.manual = true
+		a := newSleeper(1)
+		h.q.Plug(a.Task)
+		h.submit(a.Task, OpRead, 0, 8)
+		h.submit(a.Task, OpWrite, 0, 8)
+		h.submit(a.Task, OpRead, 8, 8)
+		h.submit(a.Task, OpWrite, 8, 8) // four requests: the pool is empty
+		_, ok := h.submit(a.Task, OpRead, 16, 8)
+		if n := h.rec.count[actSleepRq]; n != c.sleeps || ok != (c.sleeps == 0) {
+			t.Errorf("%s: %d sleeps (awake %v), want %d", c.sched, n, ok, c.sleeps)
+		}
+		h.q.Finish(a.Task)
+		drain(h, a)
+		h.finish()
 	}
 }

@@ -14,9 +14,10 @@ import (
 // The kernel traces Q, M, F, G and S against the bio and I, D, C and R
 // against the request; request traces carry the FS category (blkq has no
 // pass-through requests). P and U are traced with no bio, as a read of no
-// bytes: the READ category is set, and blkparse prints N. A flush is a
-// read in the kernel's data-direction test (REQ_OP_FLUSH is even), so it
-// carries READ|FLUSH; a discard is a write (WRITE|DISCARD).
+// bytes: the READ category is set, and blkparse prints N. A flush request
+// is a read in the kernel's data-direction test (REQ_OP_FLUSH is even), so
+// it carries READ|FLUSH; the flush bio it serves is a write with a
+// preflush (WRITE|FLUSH); a discard is a write (WRITE|DISCARD).
 
 // eventAction returns the action word, sector and byte count of e, and
 // false for actions with no blktrace equivalent (W, blkq's wake-up). A
@@ -60,21 +61,29 @@ func eventAction(e *blkq.Event) (action uint32, sector uint64, bytes uint32, ok 
 		return 0, 0, 0, false
 	}
 	if opBits {
-		tc |= opCategories(e.Op, e.Flags)
+		tc |= opCategories(e.Op, e.Flags, e.Action == 'Q' || e.Action == 'M' || e.Action == 'F' || e.Action == 'G' || e.Action == 'S')
 		sector, bytes = e.Sector, e.Sectors<<blkq.SectorShift
 	}
 	return tc<<TCShift | ta, sector, bytes, true
 }
 
 // opCategories returns the categories the kernel derives from a bio's or
-// request's operation and flags.
-func opCategories(op blkq.Op, f blkq.Flags) uint32 {
+// request's operation and flags. A flush bio, and the request allocated
+// for it (asBio: Q, M, F, G, S), is what fsync submits, an empty write
+// with a preflush (WRITE|FLUSH: blkparse's "FWS"; the queue makes the
+// request an empty write, OpWrite of no sectors, once it takes it into its
+// flush sequence); the flush request the queue sends to the device (D, C)
+// is REQ_OP_FLUSH (READ|FLUSH: "FN").
+func opCategories(op blkq.Op, f blkq.Flags, asBio bool) uint32 {
 	var tc uint32
 	switch op {
 	case blkq.OpWrite:
 		tc = TCWrite
 	case blkq.OpFlush:
 		tc = TCRead | TCFlush
+		if asBio {
+			tc = TCWrite | TCFlush
+		}
 	case blkq.OpDiscard:
 		tc = TCWrite | TCDiscard
 	default:

@@ -25,6 +25,11 @@ import (
 // A bio larger than the queue's limits is split: each piece split off has
 // an X, the last piece none; each piece (its Parent is the bio) then goes
 // on as a bio of its own, and the bio ends when its last piece ends.
+//
+// A request in a flush sequence (flush.go) may end off the device: a C
+// of no sectors for a request never issued (an fsync's, after the flush
+// request the queue sent, a request of no bios), or after its data's C
+// (a FUA write's, after its postflush). That C ends the bios still live.
 
 type bioState uint8
 
@@ -41,8 +46,12 @@ type ledger struct {
 	pieces map[*blkq.Bio]int // a split bio's pieces still live
 	issued map[*blkq.Request]bool
 
+	flushWaiting []*blkq.Bio                   // flush bios with a request, waiting for a flush request
+	flushServing map[*blkq.Request][]*blkq.Bio // the flush bios a flush request in flight serves
+
 	queued, completed, dropped, forgotten, notQueued int64
 	rqIssued, rqCompleted                            int64
+	seqEnded                                         int64 // requests that ended off the device without an earlier C
 	duplicates                                       int64
 	problems                                         []string // the first few, described
 }
@@ -104,6 +113,24 @@ func (l *ledger) Trace(e *blkq.Event) {
 	case 'C':
 		if e.Rq == nil {
 			l.dropRA(e.Bio) // a read-ahead dropped at once: it never had a request
+			return
+		}
+		if !l.issued[e.Rq] && e.Sectors == 0 {
+			// The end of a flush sequence, off the device: an fsync's
+			// request, whose bio is live, or a request whose data's C
+			// ended its bios already.
+			ended := false
+			e.Rq.Bios(func(b *blkq.Bio) {
+				if l.live[b] == inRequest {
+					if l.end(b) {
+						l.completed++
+					}
+					ended = true
+				}
+			})
+			if ended {
+				l.seqEnded++
+			}
 			return
 		}
 		if !l.issued[e.Rq] {

@@ -29,7 +29,8 @@ const ktraceDevice = "sim:trace"
 const ktraceAgreement = 99.0
 
 // ktraceGaps are the traces that cannot reach ktraceAgreement, each with
-// the cause: a behaviour of Linux 6.18 blkq does not model yet. The test
+// the cause: what of Linux 6.18's decisions blkq cannot know or does not
+// model. The test
 // fails if one of them does reach it (the entry is stale) or if any other
 // trace falls short.
 var ktraceGaps = map[string]string{
@@ -40,12 +41,6 @@ var ktraceGaps = map[string]string{
 	// have no pages; split.go counts a bio's memory as contiguous, so it
 	// splits none of them (max_sectors_kb is 1280).
 	"read-2m-qd2-batch2-nomerges0-nr256": "physical segments: the kernel's splits follow the buffer's page layout, which no trace records",
-	// nr_requests 4 on blk-mq is four scheduler tags for reads and writes
-	// together: the plug's fifth request, a read, waits (UT) while two
-	// reads and two writes hold the tags. blkq's allocation policies keep
-	// nr_requests per direction (2.4's rule), so that read gets a request
-	// at once and the merges that follow differ (M 77 %, D 97 %).
-	"rw-4k-qd32-batch32-nomerges0-nr4": "blk-mq's tags are one pool for both directions; blkq's allocator has one per direction (the blk-mq tag allocator is another helper's work)",
 }
 
 // ktraceMeta is the part of a trace's NAME.json the test reads.
@@ -62,9 +57,9 @@ type ktraceMeta struct {
 // TestKernelTraces reads every stored kernel trace: each must parse to
 // its end as ftrace, with as many events of each action (Q and D above
 // all) as the capture counted in the file. Each is then replayed with its
-// queue's settings (scheduler, nomerges, nr_requests, max_sectors_kb, the
-// mq-deadline tunables; the limits it does not set must be blkq's
-// defaults) on sim:trace under --kernel-merges, which must compare every Q
+// queue's settings (scheduler, nomerges, nr_requests as blk-mq's tag
+// set, max_sectors_kb, the mq-deadline tunables; the limits it does not
+// set must be blkq's defaults) on sim:trace under --kernel-merges, which must compare every Q
 // and every D of the trace. blkq's M, F, X and D events must agree with
 // the kernel's for at least 99 % of them, per action and in all, in every
 // trace but those of ktraceGaps, and in all those traces together; each
@@ -255,10 +250,10 @@ func replayKernelTrace(path string, meta ktraceMeta) (kernelComparison, error) {
 			return kernelComparison{}, fmt.Errorf("the capture's queue has %s %s, blkq's %s: replay it with that", a, v, want)
 		}
 	}
-	args := []string{"--kernel-merges", "--device", ktraceDevice, "--scheduler", sched,
+	args := []string{"--kernel-merges", "--device", ktraceDevice, "--scheduler", sched, "--alloc", "blk-mq",
 		"--nomerges", q["nomerges"], "--nr-requests", q["nr_requests"], "--set", "max_sectors_kb=" + q["max_sectors_kb"]}
 	if q["scheduler"] == "mq-deadline" {
-		for _, a := range []string{"read_expire", "write_expire", "writes_starved", "fifo_batch", "front_merges"} {
+		for _, a := range []string{"read_expire", "write_expire", "writes_starved", "fifo_batch", "front_merges", "async_depth", "prio_aging_expire"} {
 			args = append(args, "--set", "iosched/"+a+"="+q["iosched/"+a])
 		}
 	}

@@ -17,8 +17,9 @@ package iotrace
 //     overflowed, before the task's next Q;
 //   - the task going to sleep, for a request or anything else: UT, after
 //     which it goes on with the same plug when it wakes (PlugSlept marks
-//     the bio before it, as a replay cannot know that its task would have
-//     waited for that bio's completion).
+//     the bio before it when that bio had its request already, as a
+//     replay cannot know that its task would have waited for that bio's
+//     completion).
 //
 // So a task's plug ends at a U that is followed, among that task's events,
 // by its next Q rather than by a P; the Q records of a task from one such
@@ -49,9 +50,11 @@ const (
 	// PlugLast: the last bio of its task's plug; the plug was flushed after
 	// it.
 	PlugLast
-	// PlugSlept: the task slept after this bio, before its next one,
-	// and so flushed its plug, which it kept (UT): waiting for a request,
-	// or for the I/O itself (a discard's BLKDISCARD, an fsync).
+	// PlugSlept: the task slept after this bio had its request (or
+	// merged), before its next one, and so flushed its plug, which it
+	// kept (UT): waiting for the I/O itself (a discard's BLKDISCARD, an
+	// fsync). A sleep for the bio's own request (Q, UT, then its G) is
+	// not marked: a replay's queue decides that one.
 	PlugSlept
 )
 
@@ -90,6 +93,7 @@ type openPlug struct {
 	last    int64 // sequence number of its latest record
 	flushed bool  // a U since that record, not yet followed by a P
 	plugged bool  // a P since it opened: a request of it went on the plug
+	settled bool  // the latest record's bio has its M, F or G
 }
 
 func newPlugReader(next func() (Event, error)) *plugReader {
@@ -174,6 +178,7 @@ func (p *plugReader) event(ev Event) {
 			p.at(pl.last).done = true
 		}
 		pl.last = p.seq
+		pl.settled = false
 		p.seq++
 		h := heldRecord{rec: ev.Record}
 		h.rec.Plug = plug
@@ -192,10 +197,17 @@ func (p *plugReader) event(ev Event) {
 		if pl := p.plugs[ev.PID]; pl != nil {
 			pl.flushed = true
 		}
+	case 'M', 'F', 'G':
+		if pl := p.plugs[ev.PID]; pl != nil {
+			pl.settled = true
+		}
 	case 'T':
 		p.mode = plugsShown
-		if pl := p.plugs[ev.PID]; pl != nil {
-			p.at(pl.last).rec.Plug |= PlugSlept // the task slept: its plug goes on
+		if pl := p.plugs[ev.PID]; pl != nil && pl.settled {
+			// The task slept after its bio had its request: for the
+			// bio's completion (a discard's, an fsync's). A sleep before
+			// (for a request: Q, UT, then G) is the replay's own to make.
+			p.at(pl.last).rec.Plug |= PlugSlept
 		}
 	}
 }

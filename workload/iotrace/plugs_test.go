@@ -163,3 +163,18 @@ func TestPlugsOfKernelTraces(t *testing.T) {
 		}
 	}
 }
+
+// TestPlugSleptAfterItsRequestOnly: a UT after a bio has its request (a
+// discard waiting for its completion) marks the bio PlugSlept; a UT
+// before its G (the task slept for that request) does not.
+func TestPlugSleptAfterItsRequestOnly(t *testing.T) {
+	recs, err := readString(t, FormatFtrace, classic(
+		"5 Q DS 0 + 128 [fio]", "5 G DS 0 + 128 [fio]", "5 P N [fio]", "5 UT N [fio] 1", "5 I DS 0 + 128 [fio]",
+		"5 Q W 900 + 8 [fio]", "5 UT N [fio] 4", "5 G W 900 + 8 [fio]", "5 P N [fio]", "5 U N [fio] 1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].Plug&PlugSlept == 0 || recs[1].Plug&PlugSlept != 0 {
+		t.Fatalf("plugs %v and %v: want the discard PlugSlept, the write not", recs[0].Plug, recs[1].Plug)
+	}
+}
