@@ -43,6 +43,13 @@ type Bio struct {
 	// Queued is the time of the Q event, set by the queue.
 	Queued Time
 
+	// Parent is set by the queue on the pieces it cuts off a bio larger
+	// than its limits (split.go): the bio they are pieces of; nil on the
+	// bios callers submit. A piece has an X event (the last piece none)
+	// and then its own M, F, G, S and C; tracers that follow bios by
+	// identity count a piece's events as its parent's.
+	Parent *Bio
+
 	task *Task // submitter, for tracing and plugging
 	next *Bio  // next bio in the request's chain
 }

@@ -72,6 +72,18 @@ type mergeNotifier interface {
 	Merged(rq *Request, front bool)
 }
 
+// insertMerger is an elevator that merges each request it is given into
+// a request it holds when the two are adjacent (merge.go's insertMerge).
+type insertMerger interface {
+	mergesOnInsert()
+}
+
+// legacyMerger is an elevator whose bios merge by Linux 2.4's rules
+// (merge.go).
+type legacyMerger interface {
+	legacyMerges()
+}
+
 // drainer gives up every held request in its own order, for a scheduler
 // switch; without it the queue drains by calling Dispatch until nil.
 type drainer interface {
@@ -96,6 +108,12 @@ type elvHooks struct {
 	allow  mergeAllower
 	merged mergeNotifier
 	tun    tunables
+	// insertMerges: the elevator merges a request it is given into one
+	// it holds (insertMerger).
+	insertMerges bool
+	// legacyMerges: the elevator merges bios by the 2.4 rules
+	// (legacyMerger).
+	legacyMerges bool
 }
 
 func hooksOf(e elevator) elvHooks {
@@ -107,6 +125,8 @@ func hooksOf(e elevator) elvHooks {
 	h.allow, _ = e.(mergeAllower)
 	h.merged, _ = e.(mergeNotifier)
 	h.tun, _ = e.(tunables)
+	_, h.insertMerges = e.(insertMerger)
+	_, h.legacyMerges = e.(legacyMerger)
 	return h
 }
 

@@ -25,9 +25,8 @@ import (
 // "none") to write_cache makes the queue treat the device as having no
 // cache (flushes end at once, FUA is dropped) until "write back" is
 // written again, which cannot give a cache to a device that has none.
-// blkq does not split bios at max_segments or max_segment_size, nor
-// refuse discards beyond discard_max_bytes; the values are shown as the
-// device states them.
+// The queue splits bios at max_segments and max_segment_size, and
+// discards at discard_max_bytes, and bounds merges by them (split.go).
 
 // A queueLimiter is a Device that states its limits (see above).
 type queueLimiter interface {
@@ -148,7 +147,7 @@ func (q *Queue) fua() bool { return q.writeCache() && q.lim.fua }
 // defaults are those of a device that states none.
 var limitTunables = []tunable[*Queue]{
 	{tunableInfo: tunableInfo{name: "max_segments", unit: "segments", lo: 1, hi: 65535, def: "128",
-		source: "the device's (Linux's BLK_MAX_SEGMENTS if it says none)", doc: "read-only: scatter/gather elements per request (blkq does not split at it)"},
+		source: "the device's (Linux's BLK_MAX_SEGMENTS if it says none)", doc: "read-only: scatter/gather elements per request; bios are split at it, and merges stop there (split.go)"},
 		get: func(q *Queue) string { return strconv.Itoa(q.lim.maxSegments) }},
 	{tunableInfo: tunableInfo{name: "max_segment_size", unit: "bytes", lo: 4096, hi: 1<<32 - 1, def: "65536",
 		source: "the device's (Linux's BLK_MAX_SEGMENT_SIZE if it says none)", doc: "read-only: bytes per scatter/gather element"},
@@ -157,7 +156,7 @@ var limitTunables = []tunable[*Queue]{
 		source: "the device's (1 if it says none)", doc: "read-only: ranges one discard request may carry"},
 		get: func(q *Queue) string { return strconv.Itoa(q.lim.maxDiscardSegments) }},
 	{tunableInfo: tunableInfo{name: "discard_max_bytes", unit: "bytes", def: "4294966784",
-		source: "the device's (a loop device's if it says none)", doc: "read-only: the largest discard (blkq does not split at it)"},
+		source: "the device's (a loop device's if it says none)", doc: "read-only: the largest discard; larger ones are split (split.go)"},
 		get: func(q *Queue) string { return strconv.FormatUint(q.lim.discardMaxBytes, 10) }},
 	{tunableInfo: tunableInfo{name: "logical_block_size", unit: "bytes", lo: SectorSize, hi: 65536, def: "512",
 		source: "the device's (512 if it says none)", doc: "read-only: the smallest unit the device addresses"},

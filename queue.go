@@ -359,6 +359,12 @@ func (q *Queue) submitLocked(t *Task, b *Bio) bool {
 		return true
 	}
 	q.emit(q.trace(actQueue, b, nil))
+	return q.submitSplit(t, b)
+}
+
+// mergeOrGet merges b into a request, or gets it one (false: the task
+// sleeps for it).
+func (q *Queue) mergeOrGet(t *Task, b *Bio) bool {
 	if q.cfg.NoMerges != 2 && b.mergeable() {
 		if q.plugMerge(t, b) || q.elvMerge(b) {
 			return true
@@ -380,6 +386,16 @@ func (q *Queue) getRequest(t *Task, b *Bio) bool {
 		return true
 	}
 	rq := q.alloc.take(d)
+	if rq == nil && len(t.plug.rqs) > 0 {
+		// Going to sleep flushes the task's plug (sleep), and Linux
+		// tries again once it has: 2.4's get_request_wait unplugs the
+		// device before it checks the free count, blk-mq's
+		// blk_mq_get_tag joins the wait queue and tries again, so a
+		// request freed by the flush (one mq-deadline merged away at
+		// insert) is taken without sleeping.
+		q.flushPlug(t)
+		rq = q.alloc.take(d)
+	}
 	if rq == nil {
 		q.sleep(t, &waiter{task: t, bio: b, dir: d, sleptAt: q.clk.Now()})
 		return false
@@ -424,11 +440,15 @@ func (q *Queue) cancelWait(t *Task, b *Bio, err error) bool {
 	q.lock()
 	defer q.unlock()
 	w := t.waiting
-	if w == nil || w.bio != b || w.granted {
+	if w == nil || w.granted {
 		return false
+	}
+	if w.bio != b && (b == nil || firstPiece(w.bio) != b) {
+		return false // a later piece of a split bio: the bio is queued in part
 	}
 	q.alloc.dequeue(w)
 	t.waiting = nil
+	t.rest = nil
 	w.cancelled = true
 	if w.woken {
 		q.wakebuf = q.alloc.passOn(w, q.wakebuf[:0])
@@ -464,6 +484,11 @@ func (q *Queue) resume(w *waiter) bool {
 	t.waiting = nil
 	wait := q.clk.Now() - w.sleptAt
 	q.startRequest(t, w.bio, rq, wait)
+	if rest := t.rest; rest != nil {
+		// The rest of a split bio goes on; it may sleep again.
+		t.rest = nil
+		return q.submitSplit(t, rest)
+	}
 	return true
 }
 
@@ -472,7 +497,7 @@ func (q *Queue) resume(w *waiter) bool {
 func (q *Queue) startRequest(t *Task, b *Bio, rq *Request, wait Time) {
 	now := q.clk.Now()
 	*rq = Request{Op: b.Op, Flags: b.Flags, Sector: b.Sector, Sectors: b.Sectors, NrBios: 1, Prio: b.Prio,
-		Task: t, Alloc: now, bios: b, biotail: b, tag: rq.tag}
+		Task: t, Alloc: now, bios: b, biotail: b, tag: rq.tag, segs: q.bioSegments(b)}
 	e := q.trace(actGetRq, b, rq)
 	e.Time, e.Wait = now, wait // one clock reading: ticks and in_queue agree
 	q.emit(e)
@@ -488,8 +513,14 @@ func (q *Queue) startRequest(t *Task, b *Bio, rq *Request, wait Time) {
 	q.run()
 }
 
-// insert puts rq into the elevator (I) and the back-merge hash.
-func (q *Queue) insert(rq *Request) { q.insertAt(rq, rq.Op == OpFlush) }
+// insert puts rq into the elevator (I) and the back-merge hash, unless
+// the elevator merges it into a request it holds (insertMerge).
+func (q *Queue) insert(rq *Request) {
+	if q.insertMerge(rq) {
+		return
+	}
+	q.insertAt(rq, rq.Op == OpFlush)
+}
 
 // insertAt puts rq into the elevator, at its head if atHead (the data of
 // a flush sequence), and the back-merge hash.

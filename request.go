@@ -32,6 +32,7 @@ type Request struct {
 	dd       *mqDeadline // the mq-deadline that counted it as inserted (rq->elv.priv[0])
 
 	bios, biotail *Bio
+	segs          int      // physical segments (nr_phys_segments; split.go)
 	hashNext      *Request // chain in the back-merge hash
 	onHash        bool
 	state         rqState

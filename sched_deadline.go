@@ -35,9 +35,9 @@ package blkq
 // tags' min_shallow_depth to 1, which makes wake_batch 1 (alloc_blkmq.go).
 // Under the 2.4 allocation policies there are no tags and it does nothing.
 //
-// Left out: zoned devices, the per-level statistics in debugfs, and
-// insert-time merges (blk_mq_sched_try_insert_merge), which the queue
-// does not make.
+// Left out: zoned devices and the per-level statistics in debugfs.
+// Insert-time merges (blk_mq_sched_try_insert_merge) are the queue's
+// (merge.go's insertMerge), for this elevator only.
 
 import (
 	"fmt"

@@ -23,7 +23,9 @@ import (
 // false for actions with no blktrace equivalent (W, blkq's wake-up). A
 // request merge is an M (Linux 5.11+'s rq_merge trace) with the merged-away
 // request's sector and size; a dropped read-ahead is a C of the bio whose
-// error is EAGAIN, as Linux records a bio ended with BLK_STS_AGAIN.
+// error is EAGAIN, as Linux records a bio ended with BLK_STS_AGAIN. A
+// split (X) is the piece split off, its payload the sector the rest
+// starts at (blk_add_trace_split).
 func eventAction(e *blkq.Event) (action uint32, sector uint64, bytes uint32, ok bool) {
 	var ta, tc uint32
 	opBits := true
@@ -53,6 +55,8 @@ func eventAction(e *blkq.Event) (action uint32, sector uint64, bytes uint32, ok 
 		ta, tc, opBits = TAPlug, TCQueue|TCRead, false
 	case 'U':
 		ta, tc, opBits = TAUnplugIO, TCQueue|TCRead, false
+	case 'X':
+		ta, tc = TASplit, TCQueue
 	default:
 		return 0, 0, 0, false
 	}

@@ -101,7 +101,7 @@ func newCLIFlags() *cliFlags {
 	f := new(cliFlags)
 	fs := pflag.NewFlagSet("blkq", pflag.ContinueOnError)
 	f.set = fs
-	fs.StringVar(&f.device, "device", "", "device: sim:hdd, sim:ssd, null or file:PATH (default: null for jobs on fio's null engine, else sim:hdd)")
+	fs.StringVar(&f.device, "device", "", "device: sim:hdd, sim:ssd, null or file:PATH (default: null for jobs on fio's null engine, else sim:hdd); blkq replay also sim:trace, each request served in the time the trace recorded")
 	fs.StringVar(&f.scheduler, "scheduler", "mq-deadline", "elevator: none, mq-deadline (Linux 6.x), mq-deadline-noprio (blkq's before it, the experiments') or linus (the 2.4 elevator)")
 	fs.IntVar(&f.nrRequests, "nr-requests", 128, "request pool per direction (nr_requests; the default is Linux's)")
 	fs.IntVar(&f.nomerges, "nomerges", 0, "0 all merges, 1 one-hit cache only, 2 none")
