@@ -239,3 +239,57 @@ func TestFioPoissonArrivals(t *testing.T) {
 		t.Errorf("linear pacing: CV %.3f, want under 0.01", cv)
 	}
 }
+
+// TestFioStridedZones: zonemode=strided goes round its zones until the
+// job has done its size, as fio does: with zonesize=1m zoneskip=8m over
+// 64 MiB fio reads the zones at 0, 9, ..., 63 MiB eight times over (1024
+// reads of 64 KiB), and blkq (libaio on the simulated disk) issues the
+// same offsets in the same order; a block size that does not divide the
+// zone, an offset, loops and writes too. Random I/O draws within the
+// zone: each zone's turn reads each of its blocks once, zone after zone
+// in fio's order.
+func TestFioStridedZones(t *testing.T) {
+	for _, body := range []string{
+		"rw=read\nbs=64k\nzonemode=strided\nzonesize=1m\nzoneskip=8m\nsize=64m",
+		"rw=read\nbs=48k\nzonemode=strided\nzonesize=100k\nzoneskip=28k\nsize=1m",
+		"rw=write\nbs=4k\nzonemode=strided\nzonesize=64k\nzoneskip=192k\nsize=1m\noffset=256k",
+		"rw=read\nbs=16k\nzonemode=strided\nzonesize=128k\nzoneskip=128k\nsize=1m\nloops=2",
+		"rw=read\nbs=64k\nzonemode=strided\nzonesize=1m\nzoneskip=8m\nsize=64m\nio_size=16m",
+	} {
+		t.Run(body, func(t *testing.T) {
+			want, _ := fioIOs(t, "null", body, 0)
+			got := blkqIOs(t, "sim:hdd", body, 1)
+			if len(want) == 0 {
+				t.Fatal("fio issued nothing")
+			}
+			if !sameOffsets(got, want) {
+				t.Errorf("blkq issued %d I/Os %s, fio %d %s", len(got), sketch(got), len(want), sketch(want))
+			}
+		})
+	}
+	const body = "rw=randread\nbs=64k\nzonemode=strided\nzonesize=1m\nzoneskip=8m\nsize=64m"
+	want, _ := fioIOs(t, "null", body, 0)
+	got := blkqIOs(t, "sim:hdd", body, 1)
+	if len(got) != len(want) || len(want) != 1024 {
+		t.Fatalf("randread: blkq issued %d I/Os, fio %d; want 1024", len(got), len(want))
+	}
+	// Each turn of 16 reads is one zone's 16 blocks, each once.
+	zones := func(ios []ioRec) []int64 {
+		var out []int64
+		for i := 0; i < len(ios); i += 16 {
+			z := ios[i].off >> 20
+			seen := map[int64]bool{}
+			for _, io := range ios[i : i+16] {
+				if io.off>>20 != z || seen[io.off] {
+					t.Fatalf("turn %d: read at %d is not a fresh block of zone %d MiB", i/16, io.off, z)
+				}
+				seen[io.off] = true
+			}
+			out = append(out, z)
+		}
+		return out
+	}
+	if f, b := zones(want), zones(got); !slices.Equal(f, b) {
+		t.Errorf("randread zones: blkq %v, fio %v", b, f)
+	}
+}

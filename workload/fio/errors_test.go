@@ -118,6 +118,15 @@ func TestValidate(t *testing.T) {
 		{"wait_for missing", "[a]\n[b]\nwait_for=zz\n", 3, "wait_for", `no job named "zz"`},
 		{"wait_for self", "[a]\nwait_for=a\n", 2, "wait_for", `no job named "a"`},
 		{"size below bs", "[global]\nbs=8k\n[a]\nsize=4k\n", 4, "size", "smaller than the minimum block size"},
+		// fio 3.33's fixup_options refuses these (init.c).
+		{"rate and rate_iops", "[a]\nrate_iops=100\nrate=1m\n", 2, "rate_iops", "rate and rate_iops are mutually exclusive"},
+		{"rate and rate_iops of other directions", "[a]\nrate=1m\nrate_iops=,100\n", 3, "rate_iops", "mutually exclusive"},
+		{"rate_min and rate_iops_min", "[a]\nrate_min=1m\nrate_iops_min=10\n", 3, "rate_iops_min", "mutually exclusive"},
+		{"rate_min above rate", "[a]\nrate=1m\nrate_min=2m\n", 3, "rate_min", "minimum rate exceeds rate, ddir 0"},
+		{"rate_min above rate in writes", "[a]\nrate=1m,1m\nrate_min=,2m\n", 3, "rate_min", "write: rate_min 2097152 B/s exceeds rate 1048576 B/s (fio: minimum rate exceeds rate, ddir 1)"},
+		{"rate_iops_min above rate_iops", "[a]\nrate_iops=10\nrate_iops_min=20\n", 3, "rate_iops_min", "minimum rate exceeds rate"},
+		{"strided without zonesize", "[a]\nzonemode=strided\n", 2, "zonemode", "needs zonesize="},
+		{"zonesize without zonemode", "[a]\nzonesize=1m\n", 2, "zonesize", "zonemode=none and --zonesize are not compatible"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -132,9 +141,15 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
-	jf := parseString(t, "[a]\n[b]\nwait_for=a\n", nil)
-	if err := Validate(jf); err != nil {
-		t.Errorf("valid wait_for: %v", err)
+	for _, src := range []string{
+		"[a]\n[b]\nwait_for=a\n",
+		"[a]\nrate=1m\nrate_min=1m\n",      // a minimum equal to the rate: fio runs it
+		"[a]\nrate=1m\nrate_iops_min=10\n", // a rate with an IOPS minimum: fio checks only like with like
+		"[a]\nzonemode=strided\nzonesize=1m\nzoneskip=8m\n",
+	} {
+		if err := Validate(parseString(t, src, nil)); err != nil {
+			t.Errorf("valid %q: %v", src, err)
+		}
 	}
 	// Hand-built jobs get the checks Parse would have made.
 	j := newJob("x", 7)
