@@ -79,7 +79,16 @@ func (r *runner) plan() (*layout, error) {
 				if replay != nil {
 					known = max(known, replay.ends[n])
 				}
-				off, size := r.resolve(spec, c, len(names), known)
+				var host int64 // an existing file's size, without filesize= (filesetup.go)
+				if known == 0 && replay == nil {
+					host = r.capSize(r.existingSize(spec, n))
+				}
+				off, size := r.resolve(spec, c, len(names), max(known, host))
+				if host > 0 && spec.Size > 0 {
+					// An absolute size= may ask more than the file has:
+					// fio extends the file.
+					_, size = r.resolve(spec, c, len(names), 0)
+				}
 				if off > math.MaxInt64-max(size, r.capSize(spec.IOSize)) {
 					return nil, fmt.Errorf("%s:%d: job %q: offset=%d plus the job's %d bytes ends past byte 2^63", r.jf.Path, spec.Line, spec.Name, off, max(size, r.capSize(spec.IOSize)))
 				}
@@ -91,6 +100,8 @@ func (r *runner) plan() (*layout, error) {
 					lay.need(n, satmath.Add(off, max(size, r.capSize(spec.IOSize))))
 				case known > 0:
 					lay.need(n, known)
+				case host > 0:
+					lay.need(n, max(host, satmath.Add(off, size)))
 				case size == 0 && spec.Files.FillDevice:
 					if err := lay.needFill(n, off); err != nil {
 						return nil, fmt.Errorf("%s:%d: job %q: %w", r.jf.Path, spec.Line, spec.Name, err)
@@ -98,7 +109,7 @@ func (r *runner) plan() (*layout, error) {
 				case size == 0 && spec.Size > 0:
 					return nil, fmt.Errorf("%s:%d: job %q: size=%d over %d files leaves less than a 512-byte sector per file", r.jf.Path, spec.Line, spec.Name, spec.Size, len(names))
 				case size == 0:
-					return nil, fmt.Errorf("%s:%d: job %q: file %q has no size: set size= or filesize=", r.jf.Path, spec.Line, spec.Name, n)
+					return nil, fmt.Errorf("%s:%d: job %q: file %q has no size: set size= or filesize=%s", r.jf.Path, spec.Line, spec.Name, n, r.noSizeHint(spec))
 				default:
 					lay.need(n, satmath.Add(off, size))
 				}
