@@ -566,6 +566,9 @@ func (j *job) maybeFinish() {
 	}
 	j.state.finish()
 	j.end = j.now()
+	if v := j.vfy; v != nil && v.writes && j.spec.Verification.DoVerify && !v.verifying {
+		j.st.phase(j.end, true) // fio verifies after its I/O loop, with nothing left to read back
+	}
 	j.st.finish(j.end)
 	j.saveVerifyState()
 	j.r.jobFinished(j)

@@ -2,10 +2,13 @@ package main
 
 // fio's files, side by side with Debian's fio 3.33: a job on an existing
 // file without a size works on the whole file, percentages are of its
-// size, and a larger size= extends it, on a file: device as in fio.
+// size, and a larger size= extends it, on a file: device as in fio; a
+// job that writes and verifies a file reports each direction's runtime
+// over its phase, as fio does.
 
 import (
 	"bufio"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,4 +125,79 @@ func TestExistingFileSizeAsFio(t *testing.T) {
 	if _, ok := runFio(t, dir, "", "--name=p", "--filename="+file, "--ioengine=null", "--output-format=terse"); ok {
 		t.Errorf("fio ran a null-engine job without a size")
 	}
+}
+
+// TestVerifyRuntimesAsFio: a write job that verifies counts its writes'
+// time for writes and its verify's for reads, in fio's JSON and in
+// blkq's, for the same job on a file (psync, direct=1): the two add up
+// to job_runtime (within fio's rounding, a ms per phase), with loops=2
+// too (two write phases, two verifies); with verify_backlog=64 most reads
+// are in the write phase, which a randwrite job does not count for
+// reads, so reads get the short verify at the end; a randrw job counts
+// its I/O phase for both, and its reads also the verify.
+func TestVerifyRuntimesAsFio(t *testing.T) {
+	type dir struct {
+		Runtime int64 `json:"runtime"`
+		IOs     int64 `json:"total_ios"`
+	}
+	type doc struct {
+		Jobs []struct {
+			Read       dir   `json:"read"`
+			Write      dir   `json:"write"`
+			JobRuntime int64 `json:"job_runtime"`
+		} `json:"jobs"`
+	}
+	for _, tc := range []struct {
+		name  string
+		extra []string
+		check func(r, w, job int64) bool
+	}{
+		{"verify", nil, func(r, w, job int64) bool { return abs(r+w-job) <= 2 && r < job && w < job }},
+		{"loops", []string{"--loops=2"}, func(r, w, job int64) bool { return abs(r+w-job) <= 4 && r < job && w < job }},
+		{"backlog", []string{"--verify_backlog=64"}, func(r, w, job int64) bool { return 4*r < w && w <= job }},
+		{"randrw", []string{"--rw=randrw"}, func(r, w, job int64) bool { return abs(r-job) <= 2 && w < r }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, who := range []string{"fio", "blkq"} {
+				file := filepath.Join(dir, who+".data")
+				args := append([]string{"--name=v", "--filename=" + file, "--rw=randwrite", "--bs=4k", "--size=4m",
+					"--verify=crc32c", "--direct=1", "--verify_state_save=0", "--output-format=json"}, tc.extra...)
+				var out string
+				if who == "fio" {
+					o, ok := runFio(t, dir, "", args...)
+					if !ok {
+						t.Fatalf("fio %s failed", strings.Join(args, " "))
+					}
+					out = o
+				} else {
+					var o, errOut strings.Builder
+					if err := cmdRun(append([]string{"--device=file:" + file}, args...), &o, &errOut); err != nil {
+						t.Fatalf("blkq run %s: %v\n%s", strings.Join(args, " "), err, errOut.String())
+					}
+					out = o.String()
+				}
+				var d doc
+				if err := json.Unmarshal([]byte(out), &d); err != nil || len(d.Jobs) != 1 {
+					t.Fatalf("%s's JSON: %v", who, err)
+				}
+				j := d.Jobs[0]
+				if j.Read.IOs == 0 || j.Write.IOs == 0 {
+					t.Fatalf("%s: %d reads, %d writes", who, j.Read.IOs, j.Write.IOs)
+				}
+				ok := tc.check(j.Read.Runtime, j.Write.Runtime, j.JobRuntime)
+				t.Logf("%s: read runtime %d ms, write %d ms, job_runtime %d ms", who, j.Read.Runtime, j.Write.Runtime, j.JobRuntime)
+				if !ok {
+					t.Errorf("%s: read runtime %d ms, write %d ms, job_runtime %d ms break the phases' rule", who, j.Read.Runtime, j.Write.Runtime, j.JobRuntime)
+				}
+			}
+		})
+	}
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
