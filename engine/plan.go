@@ -54,6 +54,7 @@ func (r *runner) plan() (*layout, error) {
 			j.newSubmitter(&j.main, j.pid, j.name)
 			r.joinFlow(j)
 			j.sync = spec.IsSync()
+			j.syncIO = j.sync || spec.IOEngine == "null" && spec.IODepth <= 1
 			j.depth = max(spec.IODepth, 1)
 			if j.sync || bufferedLibaio(spec) {
 				j.depth = 1

@@ -76,8 +76,8 @@ func (s *jobStats) dirStats(d report.Dir) *report.DirStats { return s.js.Dir(d) 
 // record adds a completed I/O. As fio measures them: for an async engine
 // slat is submission start to the submission's return (u.start to
 // u.queued: a sleep for a request is in it, as in io_submit) and clat from
-// there to the completion; a sync engine (psync, sync, pvsync...) has no
-// slat, and its clat spans the whole system call, sleeps in request
+// there to the completion; a sync engine (psync, sync, pvsync...; fio's
+// null engine at iodepth=1 is one) has no slat, and its clat spans the whole system call, sleeps in request
 // allocation and the device's time included (from u.start), so clat and
 // lat agree.
 func (s *jobStats) record(u *ioUnit, now blkq.Time) {
@@ -102,7 +102,7 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	n := int64(u.bio.Sectors) << blkq.SectorShift
 	ds.Bytes += uint64(n)
 	slat, clat := int64(-1), int64(now-u.start)
-	if u.j == nil || !u.j.sync {
+	if u.j == nil || !u.j.syncIO {
 		slat, clat = int64(u.queued-u.start), int64(now-u.queued)
 		ds.Slat.Record(slat)
 	}
