@@ -293,3 +293,90 @@ func TestFioStridedZones(t *testing.T) {
 		t.Errorf("randread zones: blkq %v, fio %v", b, f)
 	}
 }
+
+// TestFioValuesAsFio: values that fio 3.33 reads in its own way run as
+// fio runs them. A size is the number and its unit, whatever follows
+// (bs=4k- and bs=4k-8k are 4 KiB, bs=1024.7 is 1 KiB, number_ios=100x is
+// 100): the same offsets as fio's. bssplit's shares may add up to more than 100 (4k/50:8k/60 is
+// half and half), are looked up smallest first (4k/60:8k/20 gives 8 KiB
+// 20%), a share of 0 takes the rest (4k/0:8k/50), an empty entry ends
+// the list, and the one entry without a share beside shares over 100
+// takes every I/O: each block size's share of the I/O within 2 points of
+// fio's. random_distribution=zipf:0 is a uniform draw without the random
+// map (about 1 - 1/e of the blocks touched by as many draws), and zipf
+// and pareto without a parameter take fio's defaults (1.1 and 0.2: the
+// hottest block's share within 10% of fio's).
+func TestFioValuesAsFio(t *testing.T) {
+	for _, body := range []string{
+		"rw=read\nsize=1m\nbs=4k-",
+		"rw=read\nsize=1m\nbs=4k-8k,16k",
+		"rw=write\nsize=1m\nbs=8kx\nnumber_ios=100x",
+		"rw=read\nsize=1m\nbs=1024.7",
+	} {
+		t.Run(body, func(t *testing.T) {
+			want, _ := fioIOs(t, "null", body, 0)
+			got := blkqIOs(t, "null", body, 1)
+			if len(want) == 0 || !sameOffsets(got, want) {
+				t.Errorf("blkq issued %d I/Os %s, fio %d %s", len(got), sketch(got), len(want), sketch(want))
+			}
+		})
+	}
+	bsShares := func(ios []ioRec) map[int64]float64 {
+		m := map[int64]float64{}
+		for _, io := range ios {
+			m[io.n] += 1 / float64(len(ios))
+		}
+		return m
+	}
+	for _, split := range []string{"4k/50:8k/60", "4k/60:8k/20", "4k/0:8k/50", "4k/50:8k/60:16k", "4k/50::8k/50", "4k/-5:8k/x"} {
+		t.Run("bssplit="+split, func(t *testing.T) {
+			body := "rw=read\nsize=64m\nbssplit=" + split
+			f, b := bsShares(fioIOs0(t, body)), bsShares(blkqIOs(t, "null", body, 1))
+			t.Logf("shares: fio %v, blkq %v", f, b)
+			for bs := range mapsUnion(f, b) {
+				if math.Abs(f[bs]-b[bs]) > 0.02 {
+					t.Errorf("%d-byte I/Os: blkq %.1f%%, fio %.1f%%", bs, 100*b[bs], 100*f[bs])
+				}
+			}
+		})
+	}
+	const n = 4096 // draws over 4096 blocks
+	body := fmt.Sprintf("rw=randread\nsize=16m\nbs=4k\nio_size=%d\nrandom_distribution=zipf:0", n*4096)
+	for name, ios := range map[string][]ioRec{"fio": fioIOs0(t, body), "blkq": blkqIOs(t, "null", body, 1)} {
+		seen := map[int64]bool{}
+		for _, io := range ios {
+			seen[io.off] = true
+		}
+		got, want := float64(len(seen))/n, 1-1/math.E
+		t.Logf("zipf:0: %s touched %.1f%% of the blocks", name, 100*got)
+		if len(ios) != n || math.Abs(got-want) > 0.02 {
+			t.Errorf("zipf:0: %s did %d I/Os touching %.1f%% of the blocks; want %d touching %.1f%% (uniform, no random map)", name, len(ios), 100*got, n, 100*want)
+		}
+	}
+	for _, dist := range []string{"zipf", "pareto"} {
+		body := fmt.Sprintf("rw=randread\nsize=16m\nbs=4k\nio_size=%d\nrandom_distribution=%s", 100000*4096, dist)
+		f, b := hottest(fioIOs0(t, body), 1), hottest(blkqIOs(t, "null", body, 3), 1)
+		t.Logf("%s: hottest block fio %.2f%%, blkq %.2f%%", dist, 100*f, 100*b)
+		if math.Abs(b-f) > 0.10*f {
+			t.Errorf("%s without a parameter: hottest block %.2f%% in blkq, %.2f%% in fio", dist, 100*b, 100*f)
+		}
+	}
+}
+
+// fioIOs0 is fioIOs on fio's null engine with no file laid out.
+func fioIOs0(t *testing.T, body string) []ioRec {
+	t.Helper()
+	ios, _ := fioIOs(t, "null", body, 0)
+	return ios
+}
+
+func mapsUnion(a, b map[int64]float64) map[int64]bool {
+	out := map[int64]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
