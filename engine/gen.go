@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/blkq-dev/blkq"
@@ -63,6 +64,13 @@ type fileRegion struct {
 	// fio lets an I/O run past the region but not past the file.
 	fileBase, fileSize int64
 	ext                *extent // the file's extent (layout.go)
+	// end is where the job's I/O finds the file's end, from fileBase
+	// (fio's real_file_size): fileSize, or, for a job on fio's null
+	// engine without size=, nowhere (noEnd): fio gives such a file no
+	// size, so a pass ends only at its region's end and its last I/O
+	// may run past it (filesize=30k bs=4k reads 8 blocks on null, 7 on a
+	// file).
+	end int64
 
 	lastPos [3]int64 // per direction, the end of its last I/O, from fileBase (fio's last_pos)
 	// zoneOff is where the current zone starts, from fileBase (fio's
@@ -74,6 +82,9 @@ type fileRegion struct {
 
 // start is the region's offset in its file (fio's file_offset).
 func (f *fileRegion) start() int64 { return f.base - f.fileBase }
+
+// noEnd is fileRegion.end for a file without an end.
+const noEnd = math.MaxInt64 / 4
 
 type generator struct {
 	job   *fio.Job
@@ -263,7 +274,7 @@ func (g *generator) pick() (nextIO, bool) {
 // f's position; false when the pass has ended.
 func (g *generator) seqIO(f *fileRegion, op blkq.Op, hole int64) (int64, int64, bool) {
 	d := rwt(op)
-	start, fileEnd := f.zoneOff, f.fileSize
+	start, fileEnd := f.zoneOff, f.end
 	if f.lastPos[d] == start && start != 0 && hole < 0 {
 		f.lastPos[d] = min(f.size, fileEnd) // backwards from an offset: begin at the end
 	}

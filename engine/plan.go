@@ -135,6 +135,13 @@ func (r *runner) plan() (*layout, error) {
 	r.left = len(all)
 	r.planSteadyState()
 	need := lay.place()
+	for _, j := range all {
+		if nullNoSize(j.spec) {
+			// Its last I/O may end past its file (nullNoSize): the
+			// device holds it, after the last file too.
+			need = satmath.Add(need, maxBlockSize(j.spec))
+		}
+	}
 	capacity, err := r.capacity(need, lay.fills())
 	if err != nil {
 		return nil, err
@@ -156,7 +163,11 @@ func (r *runner) plan() (*layout, error) {
 			if z := maxZonedAbs(j.spec.RandomDistribution.Zones); z > size {
 				return nil, fmt.Errorf("%s:%d: job %q: random_distribution=zoned_abs spans %d bytes, more than its region of %q (%d bytes) (fio: zoned_abs sizes exceed file size)", r.jf.Path, j.spec.Line, j.name, z, rg.name, size)
 			}
-			files = append(files, &fileRegion{base: e.base + off, size: size, fileBase: e.base, fileSize: e.size, ext: e})
+			end := e.size
+			if nullNoSize(j.spec) {
+				end = noEnd
+			}
+			files = append(files, &fileRegion{base: e.base + off, size: size, fileBase: e.base, fileSize: e.size, ext: e, end: end})
 		}
 		// Each job draws from a stream of its own, by its place in the
 		// run: what one job draws does not move another's. randseed=
@@ -228,4 +239,24 @@ type gate struct {
 	pending int    // jobs of the previous segment not finished, +1 while the previous gate is shut
 	jobs    []*job // the segment's jobs
 	next    *gate  // the next segment's gate, which counts this one's opening
+}
+
+// nullNoSize reports a job whose files have no end, as fio 3.33 sees
+// them: on the null engine (a diskless engine: fio gives its files no
+// size, filesetup.c) without size=, which would give them one. fio then
+// ends a sequential pass only at the region's end (get_next_offset), so
+// the last I/O of a region that is not a whole number of blocks runs
+// past it.
+func nullNoSize(spec *fio.Job) bool {
+	return spec.IOEngine == "null" && spec.Size == 0 && spec.SizePercent == 0
+}
+
+// maxBlockSize is the largest block size of any direction of spec.
+func maxBlockSize(spec *fio.Job) int64 {
+	var m int64
+	for d := range 3 {
+		_, hi := bsBounds(spec, d)
+		m = max(m, hi)
+	}
+	return m
 }

@@ -106,7 +106,7 @@ func (g *generator) randomIO(f *fileRegion, op blkq.Op) (int64, int64, bool) {
 		k := r.rmap.setRun(b, uint64((n+g.minBS-1)/g.minBS))
 		n = min(n, int64(k)*g.minBS)
 	}
-	if abs+n > f.fileSize {
+	if abs+n > f.end {
 		return 0, 0, false
 	}
 	f.lastPos[rwt(op)] = abs + n

@@ -35,7 +35,7 @@ func (g *generator) enterZone(f *fileRegion, d int) {
 	if g.zoneBytes >= zs {
 		g.zoneBytes = 0
 		f.zoneOff += zr + g.job.ZoneSkip
-		if f.zoneOff >= f.fileSize {
+		if f.zoneOff >= f.end {
 			f.zoneOff = f.start()
 		}
 		f.lastPos[d] = f.zoneOff
