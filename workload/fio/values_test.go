@@ -390,3 +390,18 @@ func TestEngineKind(t *testing.T) {
 		}
 	}
 }
+
+// TestParseSizeOfAFlag: blkq's own flags take a number and a unit and
+// nothing else, where a job file's value is read as fio reads it.
+func TestParseSizeOfAFlag(t *testing.T) {
+	for in, want := range map[string]int64{"64m": 64 << 20, "4k": 4096, "0x10k": 16 << 10, "1mib": 1000000, "(2*4k)": 8192, " 8k ": 8192} {
+		if n, err := ParseSize(in); err != nil || n != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, n, err, want)
+		}
+	}
+	for _, in := range []string{"12x", "1.5g", "4k-", "4 k", "-4k", "", "k", "4z"} {
+		if n, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) = %d; want an error", in, n)
+		}
+	}
+}
