@@ -123,7 +123,7 @@ func near(a, b, frac float64) bool { return a >= b*(1-frac) && a <= b*(1+frac) }
 // averages within 5 %) and are latencies elsewhere; fio's fio2gnuplot
 // averages blkq's bandwidth log as it averages fio's. The slat log is
 // left out: fio's null engine at iodepth=1 is a sync engine and writes it
-// empty, where blkq's null engine has a submission latency.
+// empty, as blkq's does (TestFioNullEngineSyncAtDepth1).
 func TestFiologparserReadsBlkqLogs(t *testing.T) {
 	// Every tool first, so that CI=true fails at once on a missing one.
 	needOutside(t, "fio")

@@ -32,6 +32,10 @@ type job struct {
 	prio   prioState    // each I/O's priority (prio.go)
 	wdata  *writeData   // what its writes hold on a file (bufdata.go), nil for the data check's pattern
 	sync   bool         // one I/O at a time (psync and friends)
+	// syncIO is fio's FIO_SYNCIO: each I/O done in its submission, with
+	// no slat; the sync engines, and the null engine at iodepth=1, which
+	// fio 3.33 makes synchronous (engines/null.c).
+	syncIO bool
 	depth  int
 	low    int // iodepth_low: a full queue reaps down to this before refilling
 	state  jobState
@@ -575,6 +579,9 @@ func (j *job) maybeFinish() {
 	}
 	j.state.finish()
 	j.end = j.now()
+	if v := j.vfy; v != nil && v.writes && j.spec.Verification.DoVerify && !v.verifying {
+		j.st.phase(j.end, true) // fio verifies after its I/O loop, with nothing left to read back
+	}
 	j.st.finish(j.end)
 	j.saveVerifyState()
 	j.r.jobFinished(j)

@@ -616,3 +616,56 @@ func TestJSONPlusOfARealFileRun(t *testing.T) {
 	}
 	t.Logf("fio_jsonplus_clat2csv rows: blkq %v, fio %v", br, fr)
 }
+
+// TestRunRefusesWhatFioRefuses: a job fio 3.33 refuses when it runs it
+// (its option checks: rate with rate_iops, a minimum above its rate,
+// zonemode=strided without zonesize and zonesize without it, bssplit
+// shares over 100 with two entries to share the rest, zipf's θ of 1,
+// normal's σ of 100, a size below the block size such as 50.5%, which
+// fio reads as 50 bytes) blkq refuses, and one fio runs (bs=4k-,
+// bs=4k-8k, shares over 100, zipf:0, zipf without θ, iodepth=4x) blkq
+// runs: the exit status of fio and of blkq run agree on fio's null
+// engine. bs=1.5k is the exception: fio runs one-byte I/Os, which blkq
+// cannot issue, and says so.
+func TestRunRefusesWhatFioRefuses(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		ok   bool
+	}{
+		{[]string{"--rate_iops=100", "--rate=1m"}, false},
+		{[]string{"--rate=1m", "--rate_min=2m"}, false},
+		{[]string{"--rate_iops=10", "--rate_iops_min=20"}, false},
+		{[]string{"--zonemode=strided"}, false},
+		{[]string{"--zonesize=256k"}, false},
+		{[]string{"--bssplit=4k/50:8k/60:16k:32k"}, false},
+		{[]string{"--random_distribution=zipf:1"}, false},
+		{[]string{"--random_distribution=normal:100"}, false},
+		{[]string{"--size=50.5%"}, false},
+		{[]string{"--rate=1m", "--rate_min=1m", "--runtime=1", "--rate_cycle=5000"}, true},
+		{[]string{"--bs=4k-"}, true},
+		{[]string{"--bs=4k-8k"}, true},
+		{[]string{"--bssplit=4k/50:8k/60"}, true},
+		{[]string{"--random_distribution=zipf:0"}, true},
+		{[]string{"--random_distribution=zipf"}, true},
+		{[]string{"--iodepth=4x"}, true},
+		{[]string{"--zonemode=strided", "--zonesize=256k", "--zoneskip=256k"}, true},
+	} {
+		args := append([]string{"--name=x", "--ioengine=null", "--rw=randread", "--size=1m", "--output-format=terse"}, tc.args...)
+		name := strings.Join(tc.args, " ")
+		_, fioOK := runFio(t, dir, "", args...)
+		var out, errOut strings.Builder
+		err := cmdRun(args, &out, &errOut)
+		if fioOK != tc.ok || (err == nil) != tc.ok {
+			t.Errorf("%s: fio ran %v, blkq ran %v (%v); want both %v", name, fioOK, err == nil, err, tc.ok)
+		}
+	}
+	args := []string{"--name=x", "--ioengine=null", "--rw=read", "--size=4k", "--bs=1.5k", "--output-format=terse"}
+	if _, ok := runFio(t, dir, "", args...); !ok {
+		t.Errorf("fio refused bs=1.5k, which it reads as 1 byte")
+	}
+	err := cmdRun(args, new(strings.Builder), new(strings.Builder))
+	if err == nil || !strings.Contains(err.Error(), "fio reads it as 1 byte") {
+		t.Errorf("bs=1.5k: %v; want an error saying fio reads it as 1 byte", err)
+	}
+}
