@@ -75,6 +75,20 @@ func (h *mergeHash) find(sector uint64, op Op) *Request {
 	return nil
 }
 
+// first returns the newest request on the table ending at sector,
+// whatever its op (elv_rqhash_find's first entry with the key).
+func (h *mergeHash) first(sector uint64) *Request {
+	if h.n == 0 {
+		return nil
+	}
+	for rq := h.buckets[h.index(sector)]; rq != nil; rq = rq.hashNext {
+		if rq.end() == sector {
+			return rq
+		}
+	}
+	return nil
+}
+
 // grow doubles the table (or makes the first one) and moves every
 // chain's requests to the new table in their order. Each new bucket's
 // requests come from one old bucket (the new index's top bits are the

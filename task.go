@@ -24,6 +24,7 @@ type Task struct {
 
 	plug    plugList
 	waiting *waiter     // the allocation this task sleeps in, if any
+	rest    *Bio        // while it sleeps for a piece of a split bio: the rest (split.go)
 	submit  *submitWait // Submit's channel and Wake, made at its first Submit (api.go)
 	idle    *waiter     // its last waiter, once nothing reaches it: the next sleep's (Queue.newWaiter)
 }

@@ -66,6 +66,7 @@ type realExec struct {
 	queue   []func() // Do's, under mu
 	spare   []func()
 	queued  atomic.Bool   // queue may be non-empty: Run takes mu only then
+	idle    []func()      // to run once nothing is queued or posted (whenIdle), under mu
 	signal  chan struct{} // capacity 1: "the queue is not empty"
 	done    chan struct{}
 	halted  atomic.Bool // done is closed: Run checks it between callbacks without a channel operation
@@ -80,8 +81,34 @@ func newRealExec() *realExec {
 
 func (r *realExec) Now() blkq.Time { return r.clk.Now() }
 
+// AfterFunc runs f on the executor after d. With d <= 0 it is Do, so
+// that f keeps its place after what is already queued (a wake-up with no
+// latency comes after the completion that caused it) rather than racing
+// a timer goroutine.
 func (r *realExec) AfterFunc(d time.Duration, f func()) func() bool {
+	if d <= 0 {
+		var stopped atomic.Bool
+		r.Do(func() {
+			if stopped.CompareAndSwap(false, true) {
+				f()
+			}
+		})
+		return func() bool { return stopped.CompareAndSwap(false, true) }
+	}
 	return time.AfterFunc(d, func() { r.Do(f) }).Stop
+}
+
+// whenIdle runs f on the executor once nothing is queued or posted:
+// every callback queued before it, and every callback those queue in
+// turn, has run. Called on the executor.
+func (r *realExec) whenIdle(f func()) {
+	r.mu.Lock()
+	r.idle = append(r.idle, f)
+	r.mu.Unlock()
+	select {
+	case r.signal <- struct{}{}:
+	default:
+	}
 }
 
 // Do queues f. Only a callback that finds the queue empty signals: Run
@@ -148,16 +175,39 @@ func (r *realExec) Run() {
 		if r.localSpare == nil {
 			r.localSpare = posted[:0]
 		}
-		if len(batch) == 0 && len(posted) == 0 {
-			// Nothing due: wait for a Do (only the executor posts, and
-			// it is here).
-			select {
-			case <-r.done:
-				return
-			case <-r.signal:
+		if len(batch) > 0 || len(posted) > 0 {
+			continue
+		}
+		if idle := r.takeIdle(); len(idle) > 0 {
+			for _, f := range idle {
+				f()
+				if r.halted.Load() {
+					return
+				}
 			}
+			continue
+		}
+		// Nothing due: wait for a Do (only the executor posts, and it
+		// is here).
+		select {
+		case <-r.done:
+			return
+		case <-r.signal:
 		}
 	}
+}
+
+// takeIdle returns the callbacks whenIdle holds if nothing was queued
+// meanwhile (Run has just found nothing queued or posted).
+func (r *realExec) takeIdle() []func() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.queue) > 0 || len(r.idle) == 0 {
+		return nil
+	}
+	idle := r.idle
+	r.idle = nil
+	return idle
 }
 
 // drain runs, after Run has returned, the callbacks posted since: device

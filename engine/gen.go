@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/blkq-dev/blkq"
@@ -12,8 +13,7 @@ import (
 //
 // Sequential modes walk each file's region from its offset, adding the rw
 // modifier (a hole or, negative, a backwards step) after each I/O and
-// skipping zoneskip after every zonesize bytes (zonemode=strided). The
-// pass ends where fio's ends: at the first I/O that would start past the
+// within the current zone (zonemode=strided, zone.go). The pass ends where fio's ends: at the first I/O that would start past the
 // region or end past the file, so there is never an I/O shorter than the
 // block size. fio's one quirk is kept: a hole that carries the position
 // past the file's size (compared with the position within the region)
@@ -64,15 +64,27 @@ type fileRegion struct {
 	// fio lets an I/O run past the region but not past the file.
 	fileBase, fileSize int64
 	ext                *extent // the file's extent (layout.go)
+	// end is where the job's I/O finds the file's end, from fileBase
+	// (fio's real_file_size): fileSize, or, for a job on fio's null
+	// engine without size=, nowhere (noEnd): fio gives such a file no
+	// size, so a pass ends only at its region's end and its last I/O
+	// may run past it (filesize=30k bs=4k reads 8 blocks on null, 7 on a
+	// file).
+	end int64
 
 	lastPos [3]int64 // per direction, the end of its last I/O, from fileBase (fio's last_pos)
-	zoneUse [3]int64 // bytes done in the current zone (zonemode=strided)
-	done    bool     // this pass has ended for the file
+	// zoneOff is where the current zone starts, from fileBase (fio's
+	// file_offset, which zonemode=strided moves; otherwise start()).
+	zoneOff int64
+	done    bool // this pass has ended for the file
 	rand    randState
 }
 
 // start is the region's offset in its file (fio's file_offset).
 func (f *fileRegion) start() int64 { return f.base - f.fileBase }
+
+// noEnd is fileRegion.end for a file without an end.
+const noEnd = math.MaxInt64 / 4
 
 type generator struct {
 	job   *fio.Job
@@ -87,6 +99,7 @@ type generator struct {
 	only          blkq.Op    // the direction of a single-direction mode
 	minBS         int64
 	seqNr         int64 // rw=randread:N: I/Os left before the next random one
+	zoneBytes     int64 // zonemode=strided: bytes done in the current zone (fio's zone_bytes)
 }
 
 func newGenerator(j *fio.Job, rng *rand.Rand, files []*fileRegion) *generator {
@@ -132,11 +145,12 @@ func newGenerator(j *fio.Job, rng *rand.Rand, files []*fileRegion) *generator {
 // restart begins a new pass over every file (loops, time_based, io_size
 // beyond the region).
 func (g *generator) restart() {
+	g.zoneBytes = 0
 	for _, f := range g.files {
+		f.zoneOff = f.start()
 		for d := range f.lastPos {
-			f.lastPos[d] = f.start()
+			f.lastPos[d] = f.zoneOff
 		}
-		f.zoneUse = [3]int64{}
 		f.done = false
 		f.rand.reset()
 	}
@@ -236,6 +250,9 @@ func (g *generator) pick() (nextIO, bool) {
 		if f.done {
 			continue
 		}
+		if g.strided() {
+			g.enterZone(f, int(rwt(d)))
+		}
 		var off, n int64
 		ok := false
 		if g.random {
@@ -244,6 +261,7 @@ func (g *generator) pick() (nextIO, bool) {
 			off, n, ok = g.seqIO(f, d, g.job.RWModifier)
 		}
 		if ok {
+			g.zoneBytes += n
 			return nextIO{op: d, offset: f.fileBase + off, length: n}, true
 		}
 		f.done = true
@@ -255,8 +273,8 @@ func (g *generator) pick() (nextIO, bool) {
 // from the file's start, length) with hole bytes between I/Os, moving
 // f's position; false when the pass has ended.
 func (g *generator) seqIO(f *fileRegion, op blkq.Op, hole int64) (int64, int64, bool) {
-	j, d := g.job, rwt(op)
-	start, fileEnd := f.start(), f.fileSize
+	d := rwt(op)
+	start, fileEnd := f.zoneOff, f.end
 	if f.lastPos[d] == start && start != 0 && hole < 0 {
 		f.lastPos[d] = min(f.size, fileEnd) // backwards from an offset: begin at the end
 	}
@@ -278,17 +296,10 @@ func (g *generator) seqIO(f *fileRegion, op blkq.Op, hole int64) (int64, int64, 
 		return 0, 0, false
 	}
 	abs := start + pos
-	n := g.blockSize(op, start+f.size-abs)
+	n := g.blockSize(op, f.start()+f.size-abs) // fio's io_u_fits: the job's region, whatever the zone
 	if n == 0 || abs >= fileEnd || abs+n > fileEnd {
 		return 0, 0, false
 	}
 	f.lastPos[d] = abs + n
-	if j.ZoneMode == "strided" && j.ZoneSize > 0 {
-		f.zoneUse[d] += n
-		if f.zoneUse[d] >= j.ZoneSize {
-			f.zoneUse[d] = 0
-			f.lastPos[d] += j.ZoneSkip
-		}
-	}
 	return abs, n, true
 }

@@ -32,7 +32,10 @@ type job struct {
 	prio   prioState    // each I/O's priority (prio.go)
 	wdata  *writeData   // what its writes hold on a file (bufdata.go), nil for the data check's pattern
 	sync   bool         // one I/O at a time (psync and friends)
-	syncIO bool         // fio's FIO_SYNCIO: each I/O completes in its submit call, no slat (sync, or the null engine at iodepth 1; setupAIO)
+	// syncIO is fio's FIO_SYNCIO: each I/O done in its submission, with
+	// no slat; the sync engines, and the null engine at iodepth=1, which
+	// fio 3.33 makes synchronous (engines/null.c).
+	syncIO bool
 	depth  int
 	low    int // iodepth_low: a full queue reaps down to this before refilling
 	state  jobState
@@ -88,6 +91,7 @@ type submitter struct {
 	asleep  bool      // its last submission slept for a request
 	parked  *ioUnit   // the unit whose submission slept
 	waiting []*ioUnit // I/Os that came while it slept (a replay's arrivals), in order
+	plugged bool      // a replay's task between a trace's PlugFirst and PlugLast (replayplug.go)
 }
 
 // submitters returns the job's tasks.
@@ -384,6 +388,7 @@ func (j *job) issue(io nextIO) {
 // sleeps for a request, and u is parked until it wakes.
 func (j *job) enqueue(u *ioUnit) bool {
 	s := u.sub
+	j.plugBefore(s, u.rec)
 	if !j.r.q.Enqueue(s.task, &u.bio) {
 		s.asleep = true
 		s.parked = u
@@ -394,6 +399,7 @@ func (j *job) enqueue(u *ioUnit) bool {
 		// endCall.)
 		u.queued = j.now()
 	}
+	j.plugAfter(s, u.rec)
 	return true
 }
 
@@ -501,11 +507,17 @@ func (j *job) wake(s *submitter, resume func() bool) {
 		if u := s.parked; u != nil {
 			s.parked = nil
 			u.queued = j.now()
+			if r := u.rec; r != nil && r.PlugLast {
+				j.unplug(s) // (a sleep's flush, PlugSlept, it had)
+			}
 		}
 		for len(s.waiting) > 0 && !s.asleep {
 			u := s.waiting[0]
 			s.waiting = s.waiting[1:]
 			j.enqueue(u)
+		}
+		if !s.asleep && j.state.stopping() {
+			j.unplug(s)
 		}
 		if s == &j.main && j.aio.committing() && j.cpu == nil {
 			j.submitCalls() // the rest of the commit it slept in (under the CPU model, pump's steps go on with it)
@@ -585,6 +597,9 @@ func (j *job) maybeFinish() {
 	}
 	j.state.finish()
 	j.end = j.now()
+	if v := j.vfy; v != nil && v.writes && j.spec.Verification.DoVerify && !v.verifying {
+		j.st.phase(j.end, true) // fio verifies after its I/O loop, with nothing left to read back
+	}
 	j.st.finish(j.end)
 	j.saveVerifyState()
 	j.r.jobFinished(j)

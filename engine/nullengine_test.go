@@ -6,30 +6,6 @@ import (
 	"github.com/blkq-dev/blkq/report"
 )
 
-// TestNullEngineAtDepthOneIsSync: fio's null engine at iodepth=1 is a
-// sync engine (engines/null.c sets FIO_SYNCIO): no submission latency,
-// clat equal to lat; at a larger depth it queues and commits, and its
-// I/Os have a slat. Both on sim:hdd, where the figures are exact.
-func TestNullEngineAtDepthOneIsSync(t *testing.T) {
-	for _, tc := range []struct {
-		depth int
-		sync  bool
-	}{{1, true}, {4, false}} {
-		res := run(t, "[n]\nioengine=null\nrw=randread\nbs=4k\nsize=1m\niodepth="+string(rune('0'+tc.depth))+"\n", Options{Device: "sim:hdd"})
-		js := res.Run.Jobs[0]
-		rd := js.Dir(report.DirRead)
-		if rd.IOs != 256 {
-			t.Fatalf("iodepth=%d: %d reads, want 256", tc.depth, rd.IOs)
-		}
-		if js.Sync != tc.sync || (rd.Slat.Count() == 0) != tc.sync {
-			t.Errorf("iodepth=%d: Sync %v with %d slat samples, want Sync %v", tc.depth, js.Sync, rd.Slat.Count(), tc.sync)
-		}
-		if tc.sync && (rd.Clat.Count() != rd.Lat.Count() || rd.Clat.Mean() != rd.Lat.Mean()) {
-			t.Errorf("iodepth=1: clat %d samples, mean %v; lat %d, %v: want the same", rd.Clat.Count(), rd.Clat.Mean(), rd.Lat.Count(), rd.Lat.Mean())
-		}
-	}
-}
-
 // TestNullEngineBypassesPageCache: a direct=0 job on fio's null engine
 // has no data to cache, so it goes straight to the queue: no page cache
 // is opened, and every read reaches the device, as many as a direct=1

@@ -180,6 +180,10 @@ func (r *runner) openStats() {
 		js := &report.JobStats{}
 		j.st = newJobStats(js)
 		j.st.cpu = cpu
+		if _, fioSrc := j.src.(*fioSource); fioSrc || j.vfy != nil {
+			rw := j.spec.RW
+			j.st.mode = [3]bool{rw.Reads(), rw.Writes(), rw.Trims()}
+		}
 		if j.gen != nil {
 			j.prio = newPrioState(j, j.prio.rng)
 		}

@@ -48,7 +48,11 @@ func (r *randState) reset() {
 func (g *generator) initRandom(f *fileRegion) {
 	j := g.job
 	r := &f.rand
-	r.blocks = uint64(f.size / g.minBS)
+	size := f.size
+	if g.strided() {
+		size = g.zoneRange() // fio draws within the zone (zone.go)
+	}
+	r.blocks = uint64(size / g.minBS)
 	if !g.random || r.blocks == 0 {
 		return
 	}
@@ -93,9 +97,8 @@ func (g *generator) randomIO(f *fileRegion, op blkq.Op) (int64, int64, bool) {
 	if !ok {
 		return 0, 0, false
 	}
-	start := f.start()
-	abs := start + int64(b)*g.minBS
-	n := g.blockSize(op, start+f.size-abs)
+	abs := f.zoneOff + int64(b)*g.minBS
+	n := g.blockSize(op, f.start()+f.size-abs)
 	if n == 0 {
 		return 0, 0, false
 	}
@@ -103,7 +106,7 @@ func (g *generator) randomIO(f *fileRegion, op blkq.Op) (int64, int64, bool) {
 		k := r.rmap.setRun(b, uint64((n+g.minBS-1)/g.minBS))
 		n = min(n, int64(k)*g.minBS)
 	}
-	if abs+n > f.fileSize {
+	if abs+n > f.end {
 		return 0, 0, false
 	}
 	f.lastPos[rwt(op)] = abs + n

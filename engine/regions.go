@@ -79,8 +79,8 @@ func (r *runner) resolve(spec *fio.Job, clone, nfiles int, fileSize int64) (off,
 	return off, size &^ (blkq.SectorSize - 1)
 }
 
-// checkBlockSizes rejects block sizes that are not whole sectors: blkq's
-// bios are made of 512-byte sectors.
+// checkBlockSizes rejects block sizes, and a sequential rw=...:N hole,
+// that are not whole sectors: blkq's bios are made of 512-byte sectors.
 func checkBlockSizes(path string, spec *fio.Job) error {
 	bad := func(what string, n int64) error {
 		return fmt.Errorf("%s:%d: job %q: %s=%d is not a multiple of 512 bytes (blkq's bios are whole 512-byte sectors)", path, spec.Line, spec.Name, what, n)
@@ -96,6 +96,9 @@ func checkBlockSizes(path string, spec *fio.Job) error {
 				return bad("bssplit", s.BS)
 			}
 		}
+	}
+	if !spec.RW.Random() && spec.RWModifier%blkq.SectorSize != 0 {
+		return fmt.Errorf("%s:%d: job %q: rw=%s:%d: a hole of %d bytes is not a multiple of 512 bytes (blkq's bios are whole 512-byte sectors)", path, spec.Line, spec.Name, spec.RW, spec.RWModifier, spec.RWModifier)
 	}
 	return nil
 }

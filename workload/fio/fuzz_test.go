@@ -164,7 +164,8 @@ func checkOptionsRoundTrip(t *testing.T, jf *JobFile) {
 // or with its largest exact unit reads the same.
 func FuzzValues(f *testing.F) {
 	for _, s := range []string{"4k", "0x1000", "-8k", "(2*4k)", "(2^62+2^62)", "1mib", "8192p", "10m", "500ms",
-		"(1s+500ms)", "1s-5s", "4k-8k:16k", "4k/50:8k:", "1k,,2k", "((((1))))", "9223372036854775807", "2^63", "1z", "50%"} {
+		"(1s+500ms)", "1s-5s", "4k-8k:16k", "4k/50:8k:", "1k,,2k", "((((1))))", "9223372036854775807", "2^63", "1z", "50%",
+		"4k-", "1.5k", "4kx", "0x10k", "20%x", "50.5%", "4k/50:8k/60", "4k/50:8k/60:16k", "4k/-5:8k/x", "+64k"} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
@@ -217,12 +218,13 @@ func FuzzValues(f *testing.F) {
 		if err == nil {
 			sum := 0
 			for _, x := range sp {
-				if x.BS <= 0 || x.Percent < 0 {
+				if x.BS <= 0 || x.Percent < 0 || x.Percent > 100 {
 					t.Fatalf("parseBSSplit(%q) = %+v", s, sp)
 				}
 				sum += x.Percent
 			}
-			if len(sp) == 0 || len(sp) > maxSplitEntries || sum > 100 {
+			// Shares may add up to more than 100, as in fio.
+			if len(sp) == 0 || len(sp) > maxSplitEntries || sum > 100*len(sp) {
 				t.Fatalf("parseBSSplit(%q) = %+v", s, sp)
 			}
 		}
