@@ -9,7 +9,7 @@ import (
 // replaced (a map from end sector to a list, newest first) with the same
 // random adds, deletes and lookups, across several doublings, and wants
 // the same answer from every lookup: the newest request of the op ending
-// at the sector.
+// at the sector (find), and the newest of any op (first).
 func TestMergeHashAgainstMapOfLists(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var h mergeHash
@@ -46,6 +46,13 @@ func TestMergeHashAgainstMapOfLists(t *testing.T) {
 			}
 			if got := h.find(sector, op); got != want {
 				t.Fatalf("step %d: find(%d, %v) = %p, want %p", step, sector, op, got, want)
+			}
+			var newest *Request
+			if l := ref[sector]; len(l) > 0 {
+				newest = l[0]
+			}
+			if got := h.first(sector); got != newest {
+				t.Fatalf("step %d: first(%d) = %p, want %p", step, sector, got, newest)
 			}
 		}
 		if h.len() != len(on) {

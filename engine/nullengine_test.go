@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"testing"
-
-	"github.com/blkq-dev/blkq/report"
-)
+import "testing"
 
 // TestNullEngineBypassesPageCache: a direct=0 job on fio's null engine
 // has no data to cache, so it goes straight to the queue: no page cache
