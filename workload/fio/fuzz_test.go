@@ -45,6 +45,14 @@ func FuzzParse(f *testing.F) {
 		"[j]\nbuffer_pattern=\"abcd\"-120xdeadface\nverify_pattern=0xff0x14'x'%o\n",
 		"[j]\nbuffer_compress_percentage=50\nbuffer_compress_chunk=4k\ndedupe_percentage=30\ndedupe_mode=working_set\n",
 		"[j]\nzero_buffers\nrefill_buffers=0\nscramble_buffers=0\nfill_fs=1\nfallocate=keep\ninvalidate=0\n",
+		"[j]\nrw=randread:4\npercentage_random=30,,10\nrw_sequencer=identical\nbs_is_seq_rand=1\nbs_unaligned\n",
+		"[j]\nnrfiles=4\nfile_service_type=zipf:1.2:0.25\nopenfiles=2\n[k]\nfile_service_type=random:3\n",
+		"[j]\nioscheduler=linus\nsync=dsync\natomic=1\nfsync_on_close=1\nunlink_each_loop=1\npre_read=1\n",
+		"[j]\nmax_latency=10ms,,1s\nexitall_on_error\ngtod_reduce=1\ndisable_bw=0\ndisk_util=0\n",
+		"[j]\nverify=md5\nrw=trimwrite\ntrim_percentage=50\ntrim_backlog=8\ntrim_backlog_batch=2\ntrim_verify_zero=0\n",
+		"[j]\nzonemode=strided\nzonesize=1m\nzonerange=4m\nzoneskip=1m\n",
+		"[global]\nioengine=net\nport=1\n[j]\nioengine=io_uring\nhipri\nnowait=0\nuncached=0\nba=4k\nfadvise_hint=0\n",
+		"[j]\nlockfile=none\nunified_rw_reporting=0\nsignificant_figures=4\nunit_base=8\nstats=1\nbwavgtime=500\n",
 	} {
 		f.Add([]byte(s))
 	}

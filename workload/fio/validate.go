@@ -87,6 +87,7 @@ func Validate(jf *JobFile) error {
 			fail("size", "", "size %d is smaller than the minimum block size %d", j.Size, minBS)
 		}
 		checkOverflow(j, fail)
+		checkConditional(j, fail)
 		clones += j.NumJobs
 		seen[j.Name] = true
 	}
