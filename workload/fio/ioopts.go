@@ -140,6 +140,16 @@ func init() {
 			return err
 		})
 	})
+	model("ba", func(j *Job, c *optCtx) error {
+		return eachDir(c, func(d int, part string) error {
+			n, err := parseSize(part, c.kb)
+			if err == nil && n == 0 {
+				err = badValue("bad size", part, "the alignment must be at least 1")
+			}
+			j.BlockAlign[d] = n
+			return err
+		})
+	}, "blockalign")
 	model("rw_sequencer", func(j *Job, c *optCtx) error {
 		return setChoice(&j.RWSequencer, c, "sequential", "identical")
 	})

@@ -109,17 +109,12 @@ func TestRefusedOptions(t *testing.T) {
 	}
 }
 
-// TestConditionalRefusals: ba, fadvise_hint and zonemode=zbd's options
-// are refused only where they would change the I/O.
+// TestConditionalRefusals: fadvise_hint and zonemode=zbd's options are
+// refused only where they would change the I/O.
 func TestConditionalRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		body, opt string // opt "": runs
 	}{
-		{"rw=randread\nbs=4k\nba=4k", ""},
-		{"rw=read\nbs=4k\nba=512", ""}, // sequential: no random offsets to align
-		{"rw=randread\nbs=4k\nba=512", "ba"},
-		{"rw=randread\nbs=4k\nblockalign=,512", ""}, // writes only, in a read job
-		{"rw=randwrite\nbs=4k\nblockalign=,512", "ba"},
 		{"direct=1\nfadvise_hint=random", ""},
 		{"fadvise_hint=0", ""},
 		{"fadvise_hint=1", ""},
@@ -158,6 +153,8 @@ func TestNewlyModelledValues(t *testing.T) {
 		{"percentage_random=30,60,0", func(j *Job) bool { return j.PercentageRandom == [3]int{30, 60, 0} }},
 		{"percentage_random=,10", func(j *Job) bool { return j.PercentageRandom == [3]int{100, 10, 10} }},
 		{"rw_sequencer=identical", func(j *Job) bool { return j.RWSequencer == "identical" }},
+		{"ba=512", func(j *Job) bool { return j.BlockAlign == [3]int64{512, 512, 512} }},
+		{"blockalign=,8k", func(j *Job) bool { return j.BlockAlign == [3]int64{0, 8192, 8192} }},
 		{"bs_is_seq_rand=1\nbs_unaligned", func(j *Job) bool { return j.BSIsSeqRand && j.BSUnaligned }},
 		{"blocksize_unaligned=1", func(j *Job) bool { return j.BSUnaligned }},
 		{"file_service_type=sequential", func(j *Job) bool { return j.Files.Service == FileService{Kind: "sequential", N: 1, Center: -1} }},
@@ -214,7 +211,7 @@ func TestNewlyModelledValues(t *testing.T) {
 		"file_service_type=zipf:1", "file_service_type=zipf:abc", "file_service_type=pareto:1.5",
 		"file_service_type=gauss:100", "file_service_type=zipf:1.2:2",
 		"rw_sequencer=same", "sync=2", "ioscheduler=a b", "max_latency=-1", "trim_percentage=101",
-		"openfiles=-1", "rwmixcycle=5", "percentage_sequential=5",
+		"openfiles=-1", "rwmixcycle=5", "percentage_sequential=5", "ba=0",
 	} {
 		if pe := parseErr(t, "[j]\n"+bad+"\n"); pe.Line != 2 {
 			t.Errorf("%s: %v; want an error at line 2", bad, pe)

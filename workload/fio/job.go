@@ -129,6 +129,12 @@ type Job struct {
 	// the read entry, a random one the write entry, whatever its
 	// direction).
 	BSIsSeqRand bool
+	// BlockAlign is ba= (alias blockalign) per direction, in bytes (0:
+	// unset, fio's default of the direction's smallest block size): what
+	// a random offset is a multiple of. fio turns the random map off for
+	// a random job whose alignment differs from that default in any
+	// direction.
+	BlockAlign [3]int64
 	// BSUnaligned is bs_unaligned (alias blocksize_unaligned): a size drawn
 	// from bsrange or bssplit is not rounded down to a multiple of the
 	// smallest block size.

@@ -126,9 +126,6 @@ func init() {
 // as in fio. Validate checks them once the job is whole
 // (checkConditional).
 //
-//   - ba (alias blockalign): random offsets aligned to other than the
-//     smallest block size of their direction (fio's default) are not
-//     modelled; sequential jobs never use it.
 //   - fadvise_hint: blkq's page cache reads ahead by its own heuristics
 //     (bcache), which stand for fio's default hint (1) and for none
 //     (0); forcing FADV_RANDOM or FADV_SEQUENTIAL on a buffered job is
@@ -142,24 +139,11 @@ var zbdOptions = []string{"max_open_zones", "job_max_open_zones", "ignore_zone_l
 
 // conditional holds what checkConditional needs of a job's options.
 type conditional struct {
-	blockAlign [3]int64 // ba= per direction, 0 unset
-	fadvise    string   // fadvise_hint= as written, "" unset
-	zbd        []string // zbd options set, canonical names
+	fadvise string   // fadvise_hint= as written, "" unset
+	zbd     []string // zbd options set, canonical names
 }
 
 func init() {
-	ba := optionTable["ba"]
-	ba.set = func(j *Job, c *optCtx) error {
-		return eachDir(c, func(d int, part string) error {
-			n, err := parseSize(part, c.kb)
-			if err == nil && n == 0 {
-				err = badValue("bad size", part, "the alignment must be at least 1")
-			}
-			j.cond.blockAlign[d] = n
-			return err
-		})
-	}
-	optionTable["blockalign"] = ba
 	optionTable["fadvise_hint"].set = func(j *Job, c *optCtx) error {
 		return setChoice(&j.cond.fadvise, c, "0", "1", "random", "sequential")
 	}
@@ -177,39 +161,10 @@ func init() {
 // j would issue.
 func checkConditional(j *Job, fail func(opt, val, format string, args ...any)) {
 	c := &j.cond
-	if j.RW.Random() {
-		for d, a := range c.blockAlign {
-			if a != 0 && a != minBS(j, d) && usesDir(j.RW, d) {
-				fail("ba", "", "ba=%d for %s offsets is not modelled: blkq aligns random offsets to the smallest block size (%d), fio's default", a, dirName(d), minBS(j, d))
-				break
-			}
-		}
-	}
 	if !j.Direct && (c.fadvise == "random" || c.fadvise == "sequential") {
 		fail("fadvise_hint", c.fadvise, "fadvise_hint=%s on a buffered job is not modelled: blkq's page cache reads ahead by its own heuristics (fadvise_hint=0 or 1)", c.fadvise)
 	}
 	if j.ZoneMode == "zbd" && len(c.zbd) > 0 {
 		fail(c.zbd[0], "", "%s is an option of zonemode=zbd, whose zones blkq does not model", c.zbd[0])
 	}
-}
-
-// minBS is the smallest block size of direction d (bs, bsrange or
-// bssplit).
-func minBS(j *Job, d int) int64 {
-	m := j.BS[d].Min
-	for _, s := range j.BSSplit[d] {
-		m = min(m, s.BS)
-	}
-	return m
-}
-
-// usesDir reports whether pattern rw issues I/O in direction d.
-func usesDir(rw RW, d int) bool {
-	switch d {
-	case DirRead:
-		return rw.Reads()
-	case DirWrite:
-		return rw.Writes()
-	}
-	return rw.Trims()
 }
