@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -376,6 +377,49 @@ func TestFioFileServiceRandom(t *testing.T) {
 					run = 0
 				}
 			}
+		}
+	}
+}
+
+// TestFioFilenameFormat: filename_format names the files as fio does,
+// keywords in any case, for each clone and file ($jobname, $jobnum,
+// $filenum; $clientuid is empty outside fio's client/server mode), and
+// clones whose names coincide share the file: the same names, and the
+// same I/O on each, in fio's iologs and blkq's.
+func TestFioFilenameFormat(t *testing.T) {
+	for _, tc := range []struct {
+		body  string
+		names []string
+	}{
+		{"numjobs=2\nfilename_format=myfile.$jobnum.$filenum", []string{"myfile.0.0", "myfile.1.0"}},
+		{"nrfiles=2\nfilename_format=$JOBNAME-$FileNum.dat", []string{"j-0.dat", "j-1.dat"}},
+		{"numjobs=2\nfilename_format=shared.$filenum", []string{"shared.0"}},
+		{"filename_format=x$clientuid.$filenum.$jobname$jobname", []string{"x.0.jj"}},
+	} {
+		body := "rw=read\nsize=16k\nbs=4k\n" + tc.body
+		f, b := fioLog(t, "null", body), blkqLog(t, "null", body, 1)
+		count := func(recs []logIO) map[logIO]int {
+			m := map[logIO]int{}
+			for _, r := range onlyIO(recs) {
+				m[r]++
+			}
+			return m
+		}
+		names := func(recs []logIO) []string {
+			var ns []string
+			for _, r := range recs {
+				if !slices.Contains(ns, r.file) {
+					ns = append(ns, r.file)
+				}
+			}
+			slices.Sort(ns)
+			return ns
+		}
+		if fn, bn := names(f), names(b); !slices.Equal(fn, tc.names) || !slices.Equal(bn, tc.names) {
+			t.Errorf("%q: files fio %v, blkq %v; want %v", tc.body, fn, bn, tc.names)
+		}
+		if fc, bc := count(f), count(b); !maps.Equal(fc, bc) {
+			t.Errorf("%q: I/O fio %v, blkq %v", tc.body, fc, bc)
 		}
 	}
 }

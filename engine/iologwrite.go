@@ -130,10 +130,7 @@ func (r *runner) iologFiles(j *job) []iologFile {
 	if j.gen == nil {
 		return nil
 	}
-	names := r.fileNames(j.spec, j.clone)
-	if ir := r.logs.replays[j]; ir != nil {
-		names = ir.names // a read_iolog job's files are its iolog's
-	}
+	names := j.names // fio's names, or a read_iolog job's iolog's
 	var fs []iologFile
 	for i, f := range j.gen.files {
 		if i < len(names) {

@@ -47,7 +47,10 @@ type job struct {
 	index   int    // position in the run
 	segment int    // stonewall segment: jobs between two stonewalls, for exit_what
 
-	filesOpen bool // its files are open: invalidated, as fio does when it opens them (filesetup.go)
+	filesOpen bool     // its files are open: invalidated, as fio does when it opens them (filesetup.go)
+	names     []string // its files' names, in the order of gen.files (filenames.go)
+
+	schedSwitched bool // ioscheduler= done (iosched.go)
 
 	inflight            int // units taken and not yet reaped (fio's cur_depth)
 	start, end, rampEnd blkq.Time
@@ -120,6 +123,7 @@ func (j *job) begin() {
 	if j.state.ended() {
 		return // cancelled by exitall before it started
 	}
+	j.switchScheduler() // before its files, as fio does (iosched.go)
 	if !j.filesOpen {
 		j.filesOpen = true
 		j.openFiles(j.begin) // invalidate (filesetup.go)

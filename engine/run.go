@@ -134,6 +134,7 @@ type Result struct {
 type runner struct {
 	opt        Options
 	jf         *fio.JobFile
+	cloneNames map[string]bool // generated file names of jobs with clones so far (filenames.go)
 	exec       executor
 	q          *blkq.Queue
 	dev        blkq.Device
@@ -247,6 +248,9 @@ func planRun(jf *fio.JobFile, opt Options) (*runner, *layout, error) {
 	r := newRunner(opt)
 	r.jf = jf
 	if err := CheckEngines(jf); err != nil {
+		return nil, nil, err
+	}
+	if err := r.checkIOSchedulers(); err != nil {
 		return nil, nil, err
 	}
 	lay, err := r.plan()
