@@ -430,7 +430,7 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 		u.start = j.now()
 		return
 	}
-	b.Op, b.Flags = io.op, 0
+	b.Op, b.Flags = io.op, j.osyncFlags(io.op) // sync= (osync.go)
 	if j.sync && io.op != blkq.OpDiscard {
 		b.Flags |= blkq.FlagSync
 	}
