@@ -179,6 +179,9 @@ func (p *cachePath) rwDone(u *ioUnit, buf []byte) func(int, error) {
 func (p *cachePath) sync(u *ioUnit) bool {
 	u.queued = p.j.now()
 	files := p.files
+	if f := u.syncOne; f != nil {
+		files = []*bcache.File{p.j.r.files[f.fileBase]} // one file's (close.go); nil for a whole device: all
+	}
 	if len(files) == 0 {
 		files = []*bcache.File{nil}
 	}

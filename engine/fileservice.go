@@ -41,7 +41,7 @@ type fileService struct {
 	fresh   []bool // reset since its last I/O (a nonuniform pick that still finds nothing ends it)
 	rng     *rand.Rand
 	skew    *skewed
-	onClose func(i int)
+	onClose func(i int, newPass bool)
 }
 
 // fileServiceRanges is fio's FIO_FSERVICE_SHIFT: each file is 2^10
@@ -74,26 +74,22 @@ func (s *fileService) init(j *fio.Job, rng *rand.Rand, n int) {
 // restart closes every open file for a new pass, as fio's clear_io_state
 // does; the turn goes on from where it was.
 func (s *fileService) restart() {
-	s.closeAll()
+	for i := range s.open {
+		s.close(i, true)
+	}
 	s.cur = -1
 	clear(s.fresh)
 }
 
-// closeAll closes the open files.
-func (s *fileService) closeAll() {
-	for i := range s.open {
-		s.close(i)
-	}
-}
-
-func (s *fileService) close(i int) {
+// close closes file i, if open; newPass says a new pass closes it.
+func (s *fileService) close(i int, newPass bool) {
 	if !s.open[i] {
 		return
 	}
 	s.open[i] = false
 	s.nOpen--
 	if s.onClose != nil {
-		s.onClose(i)
+		s.onClose(i, newPass)
 	}
 }
 
@@ -181,7 +177,7 @@ func (s *fileService) used(i int) { s.fresh[i] = false }
 // from now on, or, under a nonuniform law, starts again (unless it was
 // just started again and still had nothing to issue).
 func (s *fileService) ended(g *generator, i int) {
-	s.close(i)
+	s.close(i, false)
 	f := g.files[i]
 	if s.skew != nil && !s.fresh[i] {
 		g.resetFile(f)

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/blkq-dev/blkq"
 )
 
 // Side by side with Debian's fio 3.33 for the options that choose which
@@ -420,6 +422,81 @@ func TestFioFilenameFormat(t *testing.T) {
 		}
 		if fc, bc := count(f), count(b); !maps.Equal(fc, bc) {
 			t.Errorf("%q: I/O fio %v, blkq %v", tc.body, fc, bc)
+		}
+	}
+}
+
+// syncsOf is the fsyncs of an iolog, in order: file and action.
+func syncsOf(recs []logIO) []string {
+	var out []string
+	for _, r := range recs {
+		if r.op == "sync" || r.op == "datasync" {
+			out = append(out, r.file+" "+r.op)
+		}
+	}
+	return out
+}
+
+// TestFioEndSyncs: end_fsync and fsync_on_close fsync each file at the
+// end of each pass, as fio's iolog shows (per loop, per pass of an
+// io_size beyond the file, per file), and not right after an fsync=N;
+// fsync_on_close also fsyncs a file as it closes (a new pass closes the
+// open files; a file done within a pass closes): those flushes reach the
+// device outside the iolog, as fio's own fsync(2) calls do (counted with
+// strace on Debian's fio 3.33: 3 calls for loops=2, 3 for io_size=128k
+// over 64k, 3 for two files served one after the other).
+func TestFioEndSyncs(t *testing.T) {
+	for _, tc := range []struct {
+		opt   string
+		close int // flushes beyond the iolog's fsyncs
+	}{
+		{"end_fsync=1", 0},
+		{"fsync_on_close=1", 0},
+		{"end_fsync=1\nloops=2", 0},
+		{"fsync_on_close=1\nloops=2", 1},
+		{"fsync_on_close=1\nfilesize=64k\nio_size=128k", 1},
+		{"end_fsync=1\nnrfiles=2\nsize=128k", 0},
+		{"fsync_on_close=1\nrw=randwrite\nnrfiles=2\nsize=128k", 0},
+		{"fsync_on_close=1\nnrfiles=2\nsize=128k\nfile_service_type=sequential", 1},
+		{"fsync_on_close=1\nfsync=4", 0},
+		{"fsync_on_close=1\nrw=read", 0},
+	} {
+		body := "rw=write\nbs=4k\nsize=64k\n" + tc.opt
+		f := fioLog(t, "psync", body)
+		var flushes int
+		tr := blkq.TracerFunc(func(e *blkq.Event) {
+			if e.Action == 'Q' && e.Op == blkq.OpFlush {
+				flushes++
+			}
+		})
+		path := filepath.Join(t.TempDir(), "b.log")
+		run(t, fmt.Sprintf("[j]\nioengine=psync\nwrite_iolog=%s\n%s\n", path, body), Options{Device: "null", Tracers: []blkq.Tracer{tr}})
+		b := readIologV3(t, path)
+		fs, bs := syncsOf(f), syncsOf(b)
+		if !slices.Equal(fs, bs) || flushes != len(bs)+tc.close {
+			t.Errorf("%q: fio's iolog fsyncs %v, blkq's %v and %d flushes (want %d beyond them)", tc.opt, fs, bs, flushes, tc.close)
+		}
+	}
+}
+
+// TestFioZoneRange: zonemode=strided reads zonesize bytes of each zone,
+// zones starting zonerange apart (plus zoneskip), going round within a
+// zone larger than its range, and back at the region's start when a zone
+// would start past the file's end, until the job's size is done: the
+// same offsets as fio's, I/O for I/O.
+func TestFioZoneRange(t *testing.T) {
+	for _, opt := range []string{
+		"zonesize=64k\nzonerange=256k",
+		"zonesize=64k\nzonerange=256k\nzoneskip=64k",
+		"zonesize=128k\nzonerange=64k",
+		"zonesize=64k",
+		"zonesize=64k\nzoneskip=64k",
+		"zonesize=64k\nzoneskip=192k\noffset=128k",
+	} {
+		body := "rw=read\nbs=4k\nsize=1m\nzonemode=strided\n" + opt
+		f, b := fioLog(t, "null", body), blkqLog(t, "null", body, 1)
+		if len(onlyIO(f)) != 256 || !sameIO(f, b) {
+			t.Errorf("%q: fio did %d I/Os %s, blkq %d %s", opt, len(onlyIO(f)), sketchLog(f), len(onlyIO(b)), sketchLog(b))
 		}
 	}
 }

@@ -11,8 +11,10 @@ import (
 // The offset generator: the next I/O of a job as fio 3.33 would choose it.
 //
 // Sequential modes walk each file's region from its offset, adding the rw
-// modifier (a hole or, negative, a backwards step) after each I/O and
-// skipping zoneskip after every zonesize bytes (zonemode=strided). The
+// modifier (a hole or, negative, a backwards step) after each I/O, and
+// with zonemode=strided do zonesize bytes of each zone, zones starting
+// zonerange (default zonesize) plus zoneskip apart, back at the region's
+// start when one would start past the file's end. The
 // pass ends where fio's ends: at the first I/O that would start past the
 // region or end past the file, so there is never an I/O shorter than the
 // block size. fio's one quirk is kept: a hole that carries the position
@@ -68,6 +70,7 @@ type fileRegion struct {
 	lastPos   [3]int64 // per direction, the end of its last I/O, from fileBase (fio's last_pos)
 	lastStart [3]int64 // per direction, the start of its last I/O, from fileBase; -1 none (fio's last_start)
 	zoneUse   [3]int64 // bytes done in the current zone (zonemode=strided)
+	zoneStart int64    // the current zone's start, from fileBase (zonerange)
 	done      bool     // this pass has ended for the file
 	rand      randState
 }
@@ -150,7 +153,7 @@ func (g *generator) resetFile(f *fileRegion) {
 		f.lastPos[d] = f.start()
 		f.lastStart[d] = -1
 	}
-	f.zoneUse = [3]int64{}
+	f.zoneUse, f.zoneStart = [3]int64{}, f.start()
 	f.done = false
 	f.rand.reset()
 }
@@ -311,9 +314,22 @@ func (g *generator) seqIO(f *fileRegion, op blkq.Op, hole int64) (int64, int64, 
 	f.lastPos[d] = abs + n
 	if j.ZoneMode == "strided" && j.ZoneSize > 0 {
 		f.zoneUse[d] += n
-		if f.zoneUse[d] >= j.ZoneSize {
+		zr := j.ZoneRange
+		if zr <= 0 {
+			zr = j.ZoneSize // fio's default
+		}
+		switch {
+		case f.zoneUse[d] >= j.ZoneSize:
+			// The next zone starts zonerange and zoneskip after this
+			// one's start; past the file's end it is the region's start
+			// again, as fio's file_offset wraps.
 			f.zoneUse[d] = 0
-			f.lastPos[d] += j.ZoneSkip
+			if f.zoneStart += zr + j.ZoneSkip; f.zoneStart >= fileEnd {
+				f.zoneStart = start
+			}
+			f.lastPos[d] = f.zoneStart
+		case f.lastPos[d] >= f.zoneStart+zr:
+			f.lastPos[d] = f.zoneStart // a zonesize beyond zonerange goes round the zone
 		}
 	}
 	return abs, n, true

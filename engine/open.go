@@ -179,6 +179,10 @@ func (r *runner) openStats() {
 		js := &report.JobStats{}
 		j.st = newJobStats(js)
 		j.st.cpu = cpu
+		if j.spec != nil {
+			st := j.spec.Stats
+			j.st.off = statsOff{lat: st.DisableLat, clat: st.DisableClat, slat: st.DisableSlat, bw: st.DisableBW}
+		}
 		if j.gen != nil {
 			j.prio = newPrioState(j, j.prio.rng)
 		}
