@@ -69,12 +69,13 @@ func fioFileName(format, name string, clone, filenum int) string {
 // in any case.
 func replaceFold(s, key, val string) string {
 	var b strings.Builder
-	lower := strings.Map(func(r rune) rune {
-		if 'A' <= r && r <= 'Z' {
-			return r + 'a' - 'A'
+	low := []byte(s) // byte for byte, so that indices stay s's
+	for i, c := range low {
+		if 'A' <= c && c <= 'Z' {
+			low[i] = c + 'a' - 'A'
 		}
-		return r
-	}, s)
+	}
+	lower := string(low)
 	for {
 		i := strings.Index(lower, key)
 		if i < 0 {

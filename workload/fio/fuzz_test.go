@@ -172,7 +172,8 @@ func checkOptionsRoundTrip(t *testing.T, jf *JobFile) {
 // or with its largest exact unit reads the same.
 func FuzzValues(f *testing.F) {
 	for _, s := range []string{"4k", "0x1000", "-8k", "(2*4k)", "(2^62+2^62)", "1mib", "8192p", "10m", "500ms",
-		"(1s+500ms)", "1s-5s", "4k-8k:16k", "4k/50:8k:", "1k,,2k", "((((1))))", "9223372036854775807", "2^63", "1z", "50%"} {
+		"(1s+500ms)", "1s-5s", "4k-8k:16k", "4k/50:8k:", "1k,,2k", "((((1))))", "9223372036854775807", "2^63", "1z", "50%",
+		"random:4", "sequential", "roundrobin:0", "zipf:1.2:0.5", "pareto:0.3", "gauss", "normal:99.9"} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
@@ -236,6 +237,25 @@ func FuzzValues(f *testing.F) {
 		}
 		_, _, err = parseSizeOrPercent(s, kb)
 		bounded("parseSizeOrPercent", err)
+		fs, err := parseFileService(s)
+		bounded("parseFileService", err)
+		if err == nil {
+			ok := fs.N >= 0 && (fs.Center == -1 || fs.Center >= 0 && fs.Center <= 1)
+			switch fs.Kind {
+			case "roundrobin", "sequential", "random":
+			case "zipf":
+				ok = ok && fs.Param != 1
+			case "pareto":
+				ok = ok && fs.Param > 0 && fs.Param < 1
+			case "normal":
+				ok = ok && fs.Param >= 0 && fs.Param < 100
+			default:
+				ok = false
+			}
+			if !ok {
+				t.Fatalf("parseFileService(%q) = %+v", s, fs)
+			}
+		}
 	})
 }
 
