@@ -286,6 +286,7 @@ func (j *job) quiesce() bool {
 // its loop ends (io_u_queued_complete with the whole depth), and finishes
 // it once nothing is left.
 func (j *job) drain() {
+	j.unplugAll()
 	j.submitQueued()
 	if j.main.asleep || j.aio.committing() || j.aio.waiting() {
 		return
@@ -303,7 +304,8 @@ func (j *job) drain() {
 func (j *job) getevents(m int) {
 	a := &j.aio
 	if a.immediate() {
-		return // a replay handles each completion as it comes
+		j.flushPlugs() // a replay handles each completion as it comes, which its plugs must not hold back
+		return
 	}
 	j.submitQueued()
 	if j.main.asleep || a.committing() {

@@ -25,8 +25,9 @@
 //     distrib.go; the file of each I/O in fileservice.go, the files'
 //     names in filenames.go) under rate limits (rate.go), or a trace's records
 //     (replay.go, read as a stream within a bounded window by
-//     replaysource.go). Its thinktime is think.go, its flow control
-//     (flow=, flow_id) flow.go.
+//     replaysource.go; each task's bios plugged as the trace's kernel
+//     plugged them, replayplug.go). Its thinktime is think.go, its flow
+//     control (flow=, flow_id) flow.go.
 //   - Its path (path.go), chosen once when the job is made, takes each
 //     I/O to the device: straight to the queue, or, buffered, through the
 //     run's page cache, bcache's core, on every device (cache.go).

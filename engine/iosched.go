@@ -14,7 +14,8 @@ import (
 // A later job may switch it again; the last switch stays for the rest of
 // the run, as it stays on fio's device.
 //
-// The names are blkq's elevators (none, mq-deadline, linus). A name the
+// The names are blkq's elevators (none, mq-deadline, mq-deadline-noprio,
+// linus). A name the
 // queue has not fails in Linux's write with EINVAL and fio's job with it
 // ("unable to set io scheduler"); blkq refuses the job file before it
 // runs, naming the job and the names it has. fio's check is that exact

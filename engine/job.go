@@ -96,6 +96,7 @@ type submitter struct {
 	asleep  bool      // its last submission slept for a request
 	parked  *ioUnit   // the unit whose submission slept
 	waiting []*ioUnit // I/Os that came while it slept (a replay's arrivals), in order
+	plugged bool      // a replay's task between a trace's PlugFirst and PlugLast (replayplug.go)
 }
 
 // submitters returns the job's tasks.
@@ -414,12 +415,14 @@ func (j *job) issue(io nextIO) {
 // sleeps for a request, and u is parked until it wakes.
 func (j *job) enqueue(u *ioUnit) bool {
 	s := u.sub
+	j.plugBefore(s, u.rec)
 	if !j.r.q.Enqueue(s.task, &u.bio) {
 		s.asleep = true
 		s.parked = u
 		return false
 	}
 	u.queued = j.now()
+	j.plugAfter(s, u.rec)
 	return true
 }
 
@@ -528,11 +531,17 @@ func (j *job) wake(s *submitter, resume func() bool) {
 		if u := s.parked; u != nil {
 			s.parked = nil
 			u.queued = j.now()
+			if r := u.rec; r != nil && r.PlugLast {
+				j.unplug(s) // (a sleep's flush, PlugSlept, it had)
+			}
 		}
 		for len(s.waiting) > 0 && !s.asleep {
 			u := s.waiting[0]
 			s.waiting = s.waiting[1:]
 			j.enqueue(u)
+		}
+		if !s.asleep && j.state.stopping() {
+			j.unplug(s)
 		}
 		if s == &j.main && j.aio.committing() && j.cpu == nil {
 			j.submitCalls() // the rest of the commit it slept in (under the CPU model, pump's steps go on with it)

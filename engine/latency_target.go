@@ -208,7 +208,7 @@ func (j *job) latFatal(u *ioUnit, lat, limit blkq.Time) {
 func (j *job) latReport() *report.LatencyTarget {
 	q := j.spec.Queue
 	lt := &report.LatencyTarget{TargetNs: q.LatencyTarget.Nanoseconds(), WindowUs: q.LatencyWindow.Microseconds(),
-		Percentile: q.LatencyPercentile, Depth: j.depth}
+		Percentile: q.LatencyPercentile, Depth: max(j.spec.IODepth, 1)} // fio: the configured iodepth until a search moves it
 	if j.lat != nil {
 		lt.Depth = j.lat.qd
 	}

@@ -13,6 +13,9 @@ import (
 //   - a direct write goes out with REQ_FUA: the device writes it through
 //     its cache before completing it (on a file: device, blkq's FUA
 //     write is a pwritev2 with RWF_DSYNC, the O_DSYNC of that one write);
+//     the queue's flush sequencing (flush.go) makes it a write and a
+//     flush on a device whose cache has no FUA (sim:hdd), and a plain
+//     write on one without a write cache (null), as Linux does;
 //   - a buffered write lands in the page cache and is then written back
 //     with the rest of its file's dirty pages and a cache flush, before
 //     the write returns (vfs_fsync_range; blkq syncs the whole file, whose

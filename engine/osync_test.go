@@ -80,3 +80,30 @@ func TestSyncOptionOnFile(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncOptionWithoutFUA: on sim:hdd, whose write cache has no FUA,
+// sync=1's FUA writes are each followed by a cache flush, as Linux's
+// flush sequencing turns them (one flush request per write, since each
+// waits for the one before at iodepth 1); on the null device, which has
+// no write cache, no flush reaches the device at all.
+func TestSyncOptionWithoutFUA(t *testing.T) {
+	const job = "[w]\nioengine=psync\ndirect=1\nrw=write\nbs=4k\nsize=256k\nsync=1\n"
+	for _, tc := range []struct {
+		device  string
+		flushes int
+	}{
+		{"sim:hdd", 64},
+		{"null", 0},
+	} {
+		flushes := 0
+		tr := blkq.TracerFunc(func(e *blkq.Event) {
+			if e.Action == 'D' && e.Op == blkq.OpFlush {
+				flushes++
+			}
+		})
+		run(t, job, Options{Device: tc.device, Tracers: []blkq.Tracer{tr}})
+		if flushes != tc.flushes {
+			t.Errorf("%s: %d flush requests dispatched, want %d", tc.device, flushes, tc.flushes)
+		}
+	}
+}

@@ -14,12 +14,14 @@ import (
 	"github.com/blkq-dev/blkq/bcache"
 	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/sim"
+	"github.com/blkq-dev/blkq/sim/traced"
 	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // Options configure a run. Zero values mean the defaults named.
 type Options struct {
-	// Device is "sim:hdd", "null" or "file:PATH". Default: null when every
+	// Device is "sim:hdd", "sim:ssd", "sim:trace" (a replay's, with
+	// ServiceTimes), "null" or "file:PATH". Default: null when every
 	// job uses fio's null engine, else sim:hdd.
 	Device string
 	// Scheduler, NrRequests, NoMerges and Alloc configure the queue
@@ -93,6 +95,11 @@ type Options struct {
 	// else EIO) fails the request: fault injection for tests
 	// (faults.go).
 	FailRequest func(rq *blkq.Request) error
+	// ServiceTimes are the recorded service times the device sim:trace
+	// serves its requests in (package sim/traced): a replay's of a
+	// blkparse or ftrace trace, from its D and C events. sim:trace
+	// without them is an error.
+	ServiceTimes *traced.Times
 }
 
 // Result is what a run produced.

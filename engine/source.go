@@ -143,7 +143,7 @@ func (s *fioSource) describe(js *report.JobStats) {
 	js.Name, js.GroupID, js.PID = j.name, spec.GroupID, j.pid
 	js.Clone = j.clone > 0
 	js.JobOptions = spec.Options[spec.NumInherited:]
-	js.Engine, js.IODepth, js.RW, js.Sync = spec.IOEngine, j.depth, spec.RW.String(), j.sync
+	js.Engine, js.IODepth, js.RW, js.Sync = spec.IOEngine, max(spec.IODepth, 1), spec.RW.String(), j.sync // the configured depth, as fio prints it, not the depth a sync engine runs at
 	js.LatencyTarget = j.latReport()
 	for d := range 3 {
 		lo, hi := spec.BS[d].Min, spec.BS[d].Max

@@ -82,7 +82,11 @@ func (p *parser) checkEngineOptions(own []rawOpt, engine string) error {
 		if !ok || slices.Contains(owners, engine) {
 			continue
 		}
-		return p.errorf(r.line, r.name, r.value, "an option of ioengine=%s, not of this section's ioengine=%s (fio: Bad option, the job is dropped)", strings.Join(owners, ", "), engine)
+		err := p.errorf(r.line, r.name, r.value, "an option of ioengine=%s, not of this section's ioengine=%s (fio: Bad option, the job is dropped)", strings.Join(owners, ", "), engine)
+		if r.file != "" {
+			err.File = r.file // an included file's line
+		}
+		return err
 	}
 	return nil
 }

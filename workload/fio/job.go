@@ -330,6 +330,9 @@ type Job struct {
 	// lines maps a modelled option's canonical name to the line that last
 	// set it, so Validate can point at the option rather than the section.
 	lines map[string]int
+	// files maps a modelled option's canonical name to the job file its
+	// last line was in, when that is an included file (fio's include).
+	files map[string]string
 	// cond are the options refused only in some jobs (refused.go).
 	cond conditional
 }

@@ -128,7 +128,8 @@ var modelled = []struct {
 		return setDuration(&j.RampTime, c, time.Second)
 	}}, nil},
 	{optSpec{name: "loops", scalar: true, set: func(j *Job, c *optCtx) error {
-		if err := setInt(&j.Loops, c, 0, math.MaxInt32); err != nil {
+		// fio's loops is an unsigned 32-bit count.
+		if err := setInt(&j.Loops, c, 0, math.MaxUint32); err != nil {
 			return err
 		}
 		if j.Loops == 0 {

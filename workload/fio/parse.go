@@ -151,6 +151,7 @@ type rawOpt struct {
 	bare    bool
 	keyword bool // a $keyword was substituted into it
 	line    int
+	file    string // the included job file it came from; "" for the parser's own text
 }
 
 type parser struct {
@@ -164,6 +165,8 @@ type parser struct {
 	groupID int
 	njobs   int // jobs so far, numjobs clones included
 	nopts   int // Options entries so far, over all jobs
+
+	including int // depth of include directives being read
 
 	sections []string // Config.Sections
 	skip     bool     // the current section is not in sections
@@ -230,7 +233,7 @@ func (p *parser) option(text string, line int) error {
 	text, kw := replaceKeywords(text, p.kw)
 	name, value, bare := splitOption(text)
 	if f := strings.Fields(name); len(f) > 0 && f[0] == "include" {
-		return p.errorf(line, "", "", "include directives are not supported")
+		return p.include(strings.TrimSpace(strings.TrimPrefix(text, "include")), line)
 	}
 	if !p.inSection {
 		// fio: "option <...> outside of [] job section".
@@ -254,6 +257,9 @@ func (p *parser) option(text string, line int) error {
 		return p.errorf(line, name, "", "needs a value (%s=...)", name)
 	}
 	r := rawOpt{name: name, spec: spec, value: value, bare: bare, keyword: kw, line: line}
+	if p.including > 0 {
+		r.file = p.path
+	}
 	if spec.set == nil {
 		if !p.ignored[name] {
 			p.ignored[name] = true
@@ -293,6 +299,14 @@ func (p *parser) apply(j *Job, r rawOpt, kb int64, inherited bool) error {
 		j.lines = map[string]int{}
 	}
 	j.lines[r.spec.name] = r.line
+	if r.file != "" {
+		if j.files == nil {
+			j.files = map[string]string{}
+		}
+		j.files[r.spec.name] = r.file
+	} else {
+		delete(j.files, r.spec.name)
+	}
 	return nil
 }
 

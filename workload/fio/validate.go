@@ -24,11 +24,14 @@ func Validate(jf *JobFile) error {
 	groupSS := map[int]SteadyState{}
 	for _, j := range jf.Jobs {
 		fail := func(opt, val, format string, args ...any) {
-			line := j.Line
+			file, line := jf.Path, j.Line
 			if l, ok := j.lines[opt]; ok {
 				line = l
 			}
-			errs = append(errs, &ParseError{File: jf.Path, Line: line, Option: opt, Value: val,
+			if f, ok := j.files[opt]; ok {
+				file = f
+			}
+			errs = append(errs, &ParseError{File: file, Line: line, Option: opt, Value: val,
 				Msg: "job " + quote(j.Name) + ": " + fmt.Sprintf(format, args...)})
 		}
 		ss := j.SteadyState

@@ -175,7 +175,10 @@ func parseInt(s string, kbBase, lo, hi int64) (int64, error) {
 	}
 	if n < lo || n > hi {
 		if hi >= math.MaxInt32 {
-			return 0, badValue("bad number", s, "must be at least %d", lo)
+			if n < lo {
+				return 0, badValue("bad number", s, "must be at least %d", lo)
+			}
+			return 0, badValue("bad number", s, "must be at most %d", hi)
 		}
 		return 0, badValue("bad number", s, "must be between %d and %d", lo, hi)
 	}
