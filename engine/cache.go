@@ -133,6 +133,8 @@ func (p *cachePath) submit(u *ioUnit) bool {
 		// keeping fills of the range out until the device is done (as
 		// BLKDISCARD does), so no old data comes back.
 		p.c.StartDiscard(p.cl, off, n, func(err error) { p.ended(u, err) })
+	case d == nil && u.bio.Op == blkq.OpWrite && p.j.osync():
+		p.c.StartWriteN(p.cl, n, off, p.osyncDone(off, p.rwDone(u, nil))) // sync= (osync.go)
 	case d == nil && u.bio.Op == blkq.OpWrite:
 		p.c.StartWriteN(p.cl, n, off, p.rwDone(u, nil))
 	case d == nil:
@@ -142,7 +144,11 @@ func (p *cachePath) submit(u *ioUnit) bool {
 		d.bufs.withSlot(int(n), func(buf []byte) {
 			if write {
 				p.j.fillWrite(buf, off, u)
-				p.c.StartWrite(p.cl, buf, off, p.rwDone(u, buf))
+				done := p.rwDone(u, buf)
+				if p.j.osync() {
+					done = p.osyncDone(off, done) // sync= (osync.go)
+				}
+				p.c.StartWrite(p.cl, buf, off, done)
 			} else {
 				p.c.StartRead(p.cl, buf, off, p.rwDone(u, buf))
 			}
@@ -173,6 +179,9 @@ func (p *cachePath) rwDone(u *ioUnit, buf []byte) func(int, error) {
 func (p *cachePath) sync(u *ioUnit) bool {
 	u.queued = p.j.now()
 	files := p.files
+	if f := u.syncOne; f != nil {
+		files = []*bcache.File{p.j.r.files[f.fileBase]} // one file's (close.go); nil for a whole device: all
+	}
 	if len(files) == 0 {
 		files = []*bcache.File{nil}
 	}

@@ -168,7 +168,7 @@ func (r *runner) allocate(before int64) []string {
 // openFiles does what fio does as j opens its files (invalidate), then
 // calls then: at once, or on the executor once the page cache is done.
 func (j *job) openFiles(then func()) {
-	if !j.spec.Files.Invalidate || j.gen == nil {
+	if !j.spec.Files.Invalidate || j.spec.Files.PreRead || j.gen == nil { // fio: pre_read turns invalidate off
 		then()
 		return
 	}

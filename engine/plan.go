@@ -66,7 +66,7 @@ func (r *runner) plan() (*layout, error) {
 			if err := checkBlockSizes(r.jf.Path, spec); err != nil {
 				return nil, err
 			}
-			names := r.fileNames(spec, c)
+			names := r.cloneFiles(spec, c, r.fileNames(spec, c))
 			replay, err := r.planIologReplay(j)
 			if err != nil {
 				return nil, err
@@ -74,6 +74,7 @@ func (r *runner) plan() (*layout, error) {
 			if replay != nil {
 				names = replay.names // read_iolog: the iolog's files (iologreplay.go)
 			}
+			j.names = names
 			var rs []region
 			for _, n := range names {
 				known := r.capSize(spec.FileSize[1])
@@ -220,7 +221,7 @@ func (r *runner) fileNames(spec *fio.Job, clone int) []string {
 		names = append(names, spec.Filenames...)
 	} else {
 		for f := range max(spec.NrFiles, 1) {
-			names = append(names, fmt.Sprintf("%s.%d.%d", spec.Name, clone, f))
+			names = append(names, fioFileName(spec.FilenameFormat, spec.Name, clone, f))
 		}
 	}
 	if spec.Directory != "" {

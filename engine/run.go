@@ -141,6 +141,7 @@ type Result struct {
 type runner struct {
 	opt        Options
 	jf         *fio.JobFile
+	cloneNames map[string]bool // generated file names of jobs with clones so far (filenames.go)
 	exec       executor
 	q          *blkq.Queue
 	dev        blkq.Device
@@ -254,6 +255,12 @@ func planRun(jf *fio.JobFile, opt Options) (*runner, *layout, error) {
 	r := newRunner(opt)
 	r.jf = jf
 	if err := CheckEngines(jf); err != nil {
+		return nil, nil, err
+	}
+	if err := r.checkIOSchedulers(); err != nil {
+		return nil, nil, err
+	}
+	if err := r.checkTrimVerify(); err != nil {
 		return nil, nil, err
 	}
 	lay, err := r.plan()
@@ -414,13 +421,14 @@ func (r *runner) schedule(j *job) {
 	r.exec.AfterFunc(d, j.begin)
 }
 
-// jobFinished starts the jobs that waited for j, applies exitall, and
-// stops the run when every job is done.
+// jobFinished starts the jobs that waited for j, applies exitall (and
+// exitall_on_error, when j ended in error), and stops the run when every
+// job is done.
 func (r *runner) jobFinished(j *job) {
 	r.running--
 	r.left--
 	r.doneJobs.Add(1)
-	if j.spec.ExitAll && j.state.ran() {
+	if j.spec.ExitAll && j.state.ran() || j.spec.ExitAllOnError && j.err != nil { // exitall_on_error: fio's too, at a job's error
 		for _, o := range r.jobs {
 			if o == j || o.state.ended() {
 				continue

@@ -74,10 +74,12 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 	}
 	for _, jf := range jobFiles {
 		for _, ig := range jf.Ignored {
-			if ig.Inert() && !f.warnings {
-				continue // fio's rule: stderr stays empty for what cannot matter
+			// Every option blkq ignores changes nothing it issues (the
+			// others are modelled or refused): fio's rule, stderr stays
+			// empty for what cannot matter, unless --warnings asks.
+			if f.warnings || !ig.Inert() {
+				fmt.Fprintf(stderr, "blkq: %s: ignoring option %q (no effect on blkq's devices)\n", ignoredPlace(ig), ig.Option)
 			}
-			fmt.Fprintf(stderr, "blkq: %s: ignoring option %q (not modelled)\n", ignoredPlace(ig), ig.Option)
 		}
 		if err := engine.CheckEngines(jf); err != nil {
 			return err
