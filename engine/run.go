@@ -87,7 +87,8 @@ type Options struct {
 	// Stop, when closed, interrupts the run, as SIGINT interrupts fio:
 	// the jobs issue nothing more, the I/O in flight ends, dirty pages are
 	// written back, and Run returns the report of what ran, with
-	// Result.Interrupted set (see stop.go). Nil: the run is not
+	// Result.Interrupted set (see stop.go); closed while a large run is
+	// planned, Run returns ErrInterrupted. Nil: the run is not
 	// interruptible.
 	Stop <-chan struct{}
 	// FailRequest, if set, is asked about each request the device

@@ -17,12 +17,21 @@ import (
 // report, and the command exits with fio's status for it: 128, plus one
 // per failed job.
 //
-// A second signal exits at once. fio 3.33 itself only prints the line
-// again and goes on waiting for its jobs; blkq gives the way out that a
-// user pressing Ctrl-C twice expects. The exit closes the trace files (so
-// that they end at a record boundary, which blkparse reads without a
-// complaint) and then dies of the signal, as a program without a handler
-// does: the shell sees 128+N and a script's loop stops.
+// A second signal exits at once, whatever the command is doing (setting
+// the run up, running it, writing its report). fio 3.33 itself only
+// prints the line again and goes on waiting for its jobs; blkq gives the
+// way out that a user pressing Ctrl-C twice expects. The exit closes the
+// trace files (so that they end at a record boundary, which blkparse
+// reads without a complaint), waiting at most cleanupWait for them, and
+// then dies of the signal, as a program without a handler does: the shell
+// sees 128+N and a script's loop stops. A first signal that comes once
+// the command has its status (its report is out) does not change it, but
+// counts: the next one exits.
+
+// cleanupWait bounds what a second signal waits for the cleanups (a
+// trace's last buffer to its file): a file system that does not answer
+// must not keep the process alive.
+const cleanupWait = time.Second
 
 // interrupter watches for SIGINT and SIGTERM while a command runs.
 type interrupter struct {
@@ -35,6 +44,7 @@ type interrupter struct {
 	mu      sync.Mutex
 	sig     syscall.Signal // the first signal, 0 if none
 	decided bool           // err was called: the command's status is set
+	late    bool           // a signal came after decided (the next exits)
 	cleanup []func()       // run before exiting at a second signal
 }
 
@@ -85,9 +95,10 @@ func (in *interrupter) handle(s os.Signal) {
 	sig, _ := s.(syscall.Signal)
 	in.mu.Lock()
 	switch {
-	case in.sig == 0 && in.decided:
+	case in.sig == 0 && in.decided && !in.late:
 		// The command has its report out and is returning with its own
-		// status: too late to interrupt it.
+		// status: too late to interrupt it; a second signal still exits.
+		in.late = true
 		in.mu.Unlock()
 		return
 	case in.sig == 0:
@@ -107,8 +118,16 @@ func (in *interrupter) exitNow(sig syscall.Signal) {
 	fs := in.cleanup
 	in.cleanup = nil
 	in.mu.Unlock()
-	for i := len(fs) - 1; i >= 0; i-- {
-		fs[i]()
+	done := make(chan struct{})
+	go func() {
+		for i := len(fs) - 1; i >= 0; i-- {
+			fs[i]()
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(cleanupWait):
 	}
 	signal.Reset(sig)
 	syscall.Kill(os.Getpid(), sig)

@@ -463,3 +463,26 @@ func waitForFIFOOpen(t *testing.T, c *child) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestSignalDuringSetUpOfManyFilesExitsPromptly: SIGTERM while blkq sets
+// up a job of 500,000 files (naming and laying them out, then dropping
+// each from the page cache as the job opens them: about 9 s on this
+// machine uninterrupted) prints fio's line and exits 128 within a few
+// seconds, the job never run. The set-up used to go on to its end first.
+func TestSignalDuringSetUpOfManyFilesExitsPromptly(t *testing.T) {
+	bin := buildBlkq(t)
+	for _, delay := range []time.Duration{200 * time.Millisecond, 1500 * time.Millisecond} {
+		c := startBlkq(t, bin, "run", "--name=x", "--device=null", "--rw=randread", "--size=500g", "--nrfiles=500000", "--bs=4k", "--io_size=4k")
+		time.Sleep(delay)
+		select {
+		case <-c.done:
+			t.Fatalf("after %v: exited before the signal: %v\n%s", delay, c.err, c.stderr.String())
+		default:
+		}
+		c.signal(syscall.SIGTERM)
+		ws := c.wait(t, 5*time.Second, fmt.Sprintf("SIGTERM %v into the set-up", delay))
+		if !ws.Exited() || ws.ExitStatus() != 128 || c.stdout.String() != "\nfio: terminating on signal 15\n" {
+			t.Fatalf("after %v: status %v, stdout %q, stderr %q: want 128 and fio's line alone", delay, ws, c.stdout.String(), c.stderr.String())
+		}
+	}
+}
