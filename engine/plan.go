@@ -15,7 +15,7 @@ import (
 
 // plan expands numjobs, lays the jobs' files out and links dependencies.
 func (r *runner) plan() (*layout, error) {
-	lay := newLayout(0)
+	lay := r.newLayout()
 	type region struct {
 		name  string
 		known int64 // the file's size if filesize= gives it
@@ -107,7 +107,7 @@ func (r *runner) plan() (*layout, error) {
 				}
 				rs = append(rs, region{n, known})
 				switch {
-				case isDeviceName(n):
+				case lay.isDevice(n):
 					// A device is as large as its jobs reach; the
 					// device size is at least the default.
 					lay.need(n, satmath.Add(off, max(size, r.capSize(spec.IOSize))))
@@ -154,7 +154,7 @@ func (r *runner) plan() (*layout, error) {
 			need = satmath.Add(need, maxBlockSize(j.spec))
 		}
 	}
-	capacity, err := r.capacity(need, lay.fills())
+	capacity, err := r.capacity(need, lay)
 	if err != nil {
 		return nil, err
 	}
