@@ -36,7 +36,7 @@ const cleanupWait = time.Second
 // interrupter watches for SIGINT and SIGTERM while a command runs.
 type interrupter struct {
 	sigs    chan os.Signal
-	stop    chan struct{} // closed at the first signal
+	stop    chan struct{} // closed at the first signal, once fio's line is out
 	quit    chan struct{} // closed by release
 	exited  chan struct{}
 	once    sync.Once
@@ -89,8 +89,11 @@ func (in *interrupter) watch() {
 	}
 }
 
-// handle acts on one signal. The line is printed under in.mu, so that err
-// never reports an interruption whose line is not out yet.
+// handle acts on one signal. The first one's line is printed on a
+// goroutine of its own, which then closes Stop: the run stops (and its
+// report follows) only once the line is out, and err waits for it too;
+// meanwhile the watcher is free for a second signal, even if the line
+// waits for a report being written to a slow or blocked output.
 func (in *interrupter) handle(s os.Signal) {
 	sig, _ := s.(syscall.Signal)
 	in.mu.Lock()
@@ -103,9 +106,11 @@ func (in *interrupter) handle(s os.Signal) {
 		return
 	case in.sig == 0:
 		in.sig = sig
-		fmt.Fprintf(in.out, "\nfio: terminating on signal %d\n", int(sig))
-		close(in.stop)
 		in.mu.Unlock()
+		go func() {
+			fmt.Fprintf(in.out, "\nfio: terminating on signal %d\n", int(sig))
+			close(in.stop)
+		}()
 		return
 	}
 	in.mu.Unlock()
@@ -162,12 +167,14 @@ func (in *interrupter) release() {
 // the command is returning.
 func (in *interrupter) err(failed int) error {
 	in.mu.Lock()
-	defer in.mu.Unlock()
 	in.decided = true
-	if in.sig == 0 {
+	sig := in.sig
+	in.mu.Unlock()
+	if sig == 0 {
 		return nil
 	}
-	return &interruptedError{sig: in.sig, failed: failed}
+	<-in.stop // fio's line is out
+	return &interruptedError{sig: sig, failed: failed}
 }
 
 // interruptedError ends a command that a signal interrupted: main exits

@@ -486,3 +486,41 @@ func TestSignalDuringSetUpOfManyFilesExitsPromptly(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondSignalExitsWhileStdoutIsBlocked: with its standard output a
+// pipe nobody reads (full, so every write blocks), a run that prints its
+// status every millisecond is stuck in a write; the first SIGTERM's line
+// cannot be printed, and the second SIGTERM still ends the process at
+// once. The signal watcher used to wait on that write with the first
+// signal, and never saw the second.
+func TestSecondSignalExitsWhileStdoutIsBlocked(t *testing.T) {
+	bin := buildBlkq(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(bin, "run", "--name=x", "--ioengine=null", "--rw=read", "--size=1m", "--time_based", "--runtime=1h", "--status-interval=1ms")
+	cmd.Stdout = w
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-done })
+	time.Sleep(time.Second) // the status reports fill the pipe's 64 KiB
+	cmd.Process.Signal(syscall.SIGTERM)
+	time.Sleep(200 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("still running 10 s after a second SIGTERM\nstderr: %s", stderr.String())
+	}
+	if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Fatalf("exit status %v, want killed by SIGTERM", ws)
+	}
+}
