@@ -130,6 +130,19 @@ type Config struct {
 	// stays empty). The timing reads the wall clock twice per hold, which
 	// a simulated run has no use for; it never drives the cache.
 	NoLockTiming bool
+	// OnWriteError, if set, is told of each page whose write-back failed,
+	// once per failure, without the cache lock, on the goroutine that
+	// completed the write (the device's, or the event loop). The error is
+	// recorded for Sync and Close as always (errseq.go); this tells the
+	// caller whose data was lost.
+	OnWriteError func(WriteError)
+}
+
+// WriteError is a page whose write-back failed (Config.OnWriteError).
+type WriteError struct {
+	Off    int64   // the page's device byte offset
+	Writer *Client // the client whose write last dirtied the page; nil if none did (a test's direct mark)
+	Err    error   // the device's error, unchanged
 }
 
 // buffer is one cached page.
@@ -139,6 +152,9 @@ type buffer struct {
 	data []byte // PageSize bytes, allocated by the first lock owner; guarded by the buffer lock; nil with NoData
 	file *File  // the file the page belongs to (set when dirtied), or nil
 	bio  blkq.Bio
+	// writer is the client whose write last dirtied the page (for
+	// Config.OnWriteError); guarded by the cache lock.
+	writer *Client
 
 	// Guarded by the cache lock.
 	uptodate bool     // data holds the device's page (or newer)
@@ -162,6 +178,7 @@ type Cache struct {
 	copyNs  int64
 	sched   func(func())
 	flusher *flusher
+	onWErr  func(WriteError) // Config.OnWriteError
 
 	mu       sync.Mutex
 	deferred []func() // continuations to run once the lock is released
@@ -238,6 +255,7 @@ func New(q *blkq.Queue, cfg Config) (*Cache, error) {
 		noData:   cfg.NoData,
 		copyNs:   cfg.CopyNsPerKiB,
 		sched:    cfg.Schedule,
+		onWErr:   cfg.OnWriteError,
 		index:    make(map[int64]*buffer),
 		capacity: cfg.Pages,
 		gen:      1,

@@ -291,6 +291,7 @@ func (o *rwOp) have(found bool) bool {
 	var raFrom, raTo int64
 	if o.write {
 		c.markDirty(b)
+		b.writer = o.cl
 		o.dirtied++
 	} else {
 		if has(o.filled, pg) {

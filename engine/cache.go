@@ -7,6 +7,7 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/bcache"
+	"github.com/blkq-dev/blkq/device"
 )
 
 // Buffered I/O (direct=0): the page cache of a run.
@@ -53,9 +54,19 @@ func (r *runner) openCache(lay *layout, withData bool) error {
 			cfg.Schedule = func(f func()) { r.exec.AfterFunc(r.wakeDelay(), f) }
 		}
 	}
+	cfg.OnWriteError = func(we bcache.WriteError) {
+		if r.simulated {
+			r.pageLost(we) // on the event loop already
+			return
+		}
+		r.exec.Do(func() { r.pageLost(we) })
+	}
 	c, err := bcache.New(r.q, cfg)
 	if err != nil {
 		return err
+	}
+	if f, ok := r.dev.(*device.File); ok && withData {
+		r.reserve = newReserver(f) // reserve.go
 	}
 	r.cache, r.closeCache = c, withData
 	r.files = map[int64]*bcache.File{}
@@ -95,6 +106,10 @@ type cachePath struct {
 func (r *runner) newCachePath(j *job) *cachePath {
 	t := blkq.NewTask(j.pid, j.name)
 	p := &cachePath{j: j, c: r.cache, cl: r.cache.NewClient(t)}
+	if r.cacheJobs == nil {
+		r.cacheJobs = map[*bcache.Client]*job{}
+	}
+	r.cacheJobs[p.cl] = j
 	j.cpuClient(t)
 	if j.gen != nil {
 		seen := map[*bcache.File]bool{}
@@ -127,6 +142,12 @@ func (p *cachePath) submit(u *ioUnit) bool {
 	n := u.bio.Bytes()
 	p.inCall = true
 	defer func() { p.inCall = false }()
+	if u.bio.Op == blkq.OpWrite {
+		if err := p.j.r.reserve.reserve(off, n); err != nil {
+			p.ended(u, err) // the file system is full: the write fails as write(2) would (reserve.go)
+			return true
+		}
+	}
 	switch d := p.j.r.data; {
 	case u.bio.Op == blkq.OpDiscard:
 		// The cache drops the range and discards it on the device itself,

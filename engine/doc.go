@@ -45,6 +45,10 @@
 //     the job starts (iosched.go). The options blkq refuses before a run
 //     (an unknown ioscheduler, verify trims) are checked there and in
 //     trimverify.go.
+//     A buffered write on a full file system fails at once (its space is
+//     taken as it enters the page cache, reserve.go); a write-back that
+//     fails later is the writing job's: its error at fsync or close, its
+//     lost bytes out of its figures (writeback.go).
 //   - The queue (package blkq) completes the bio; its EndIO (job.go)
 //     brings the completion back to the job on the executor.
 //   - A job's stats (stats.go) feed its fio logs: bw, iops, lat, slat,

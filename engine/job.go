@@ -65,6 +65,9 @@ type job struct {
 	hasHeld     bool
 	asideBusy   int  // I/Os aside in flight
 	lastWasSync bool // the last I/O to complete was an fsync (fio's last_was_sync)
+	// wbErr is the first write-back error of a page it wrote (buffered,
+	// writeback.go), reported at its close unless an fsync did.
+	wbErr error
 
 	inflight            int // units taken and not yet reaped (fio's cur_depth)
 	start, end, rampEnd blkq.Time
@@ -630,6 +633,7 @@ func (j *job) maybeFinish() {
 		j.issueEndSync()
 		return
 	}
+	j.closeWithWriteback()
 	j.state.finish()
 	j.end = j.now()
 	if v := j.vfy; v != nil && v.writes && j.spec.Verification.DoVerify && !v.verifying {

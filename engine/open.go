@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -20,7 +21,8 @@ const DefaultSimCapacity = 500 << 30
 // capacity returns the device size in bytes for a run whose files need
 // need bytes; with fill, a file grows to the device's end (fill_device):
 // on a file that is as far as its file system has room (fillCapacity).
-func (r *runner) capacity(need int64, fill bool) (int64, error) {
+func (r *runner) capacity(need int64, lay *layout) (int64, error) {
+	fill := lay.fills()
 	kind, path, _ := strings.Cut(r.opt.Device, ":")
 	switch kind {
 	case "sim", "null":
@@ -41,7 +43,20 @@ func (r *runner) capacity(need int64, fill bool) (int64, error) {
 		if fill {
 			return fillCapacity(path, need)
 		}
-		return max(need+4095, 4096) &^ 4095, nil
+		c := max(need+4095, 4096) &^ 4095
+		if lay.hasWhole() {
+			// A job on the whole device (filename=/dev/..., or the
+			// device's own file): the device is as large as it is.
+			n, err := deviceBytes(path)
+			if err != nil {
+				return 0, err
+			}
+			if n == 0 && need == 0 {
+				return 0, fmt.Errorf("a job works on the whole device, but %s is missing or empty: give the job a size= (the file is made that large)", path)
+			}
+			c = max(c, n&^(blkq.SectorSize-1))
+		}
+		return c, nil
 	}
 	return 0, fmt.Errorf("unknown device %q: want sim:hdd, sim:ssd, null or file:PATH", r.opt.Device)
 }
@@ -196,4 +211,19 @@ func (r *runner) openStats() {
 		r.pids.byPID = append(r.pids.byPID, js.Blkq)
 	}
 	r.q.AddTracer(r.pids)
+}
+
+// deviceBytes is the size of the file or block device at path, 0 if it
+// is missing.
+func deviceBytes(path string) (int64, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	// Seeking to the end gives a block device's size too (its Stat has 0).
+	return f.Seek(0, io.SeekEnd)
 }

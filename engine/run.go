@@ -87,7 +87,8 @@ type Options struct {
 	// Stop, when closed, interrupts the run, as SIGINT interrupts fio:
 	// the jobs issue nothing more, the I/O in flight ends, dirty pages are
 	// written back, and Run returns the report of what ran, with
-	// Result.Interrupted set (see stop.go). Nil: the run is not
+	// Result.Interrupted set (see stop.go); closed while a large run is
+	// planned, Run returns ErrInterrupted. Nil: the run is not
 	// interruptible.
 	Stop <-chan struct{}
 	// FailRequest, if set, is asked about each request the device
@@ -153,13 +154,15 @@ type runner struct {
 	disk       *blkq.DiskStats
 	pids       *pidStats
 
-	simulated  bool                   // the executor is the event loop itself
-	cache      *bcache.Cache          // the page cache of buffered jobs (cache.go)
-	files      map[int64]*bcache.File // the cache's files, by device offset
-	closeCache bool                   // a file's cache: closed after the run, all written back
-	syncs      []SyncStats            // the buffered jobs' fsyncs
-	cacheErr   error                  // the write-back error of an interrupted run's final Sync
-	rng        *sim.RNG               // the run's random stream: each job's and the wake-ups' are split from it
+	simulated  bool                    // the executor is the event loop itself
+	cache      *bcache.Cache           // the page cache of buffered jobs (cache.go)
+	cacheJobs  map[*bcache.Client]*job // each buffered job by its cache client (writeback.go)
+	reserve    *reserver               // space for buffered writes on a file device (reserve.go); nil elsewhere
+	files      map[int64]*bcache.File  // the cache's files, by device offset
+	closeCache bool                    // a file's cache: closed after the run, all written back
+	syncs      []SyncStats             // the buffered jobs' fsyncs
+	cacheErr   error                   // the write-back error of an interrupted run's final Sync
+	rng        *sim.RNG                // the run's random stream: each job's and the wake-ups' are split from it
 	wakeRNG    *sim.RNG
 
 	doneJobs atomic.Int64 // for the progress line, read off the executor

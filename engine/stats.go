@@ -153,6 +153,14 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	s.winIOs[d]++
 }
 
+// lost takes n bytes of direction d that the job had counted out of its
+// figures: a page whose write-back failed (writeback.go). Bytes done
+// before ramp_time ended were never counted; the figure stops at 0.
+func (s *jobStats) lost(d report.Dir, n int64) {
+	ds := s.dirStats(d)
+	ds.Bytes -= min(uint64(n), ds.Bytes)
+}
+
 // failed counts a failed I/O as issued, as fio's total_ios does; it
 // moved no bytes and has no latency.
 func (s *jobStats) failed(u *ioUnit) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -128,6 +129,11 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 	// A trace that could not be written (ENOSPC) fails the command, but
 	// after the report: the run itself ran and its figures are true.
 	traceErr := closeTrace()
+	if errors.Is(err, engine.ErrInterrupted) {
+		// Stopped while the run was set up: nothing ran, nothing to
+		// report but fio's line, which is out; fio's status for it.
+		return in.err(0)
+	}
 	if err != nil {
 		return err
 	}
