@@ -46,7 +46,7 @@ func (r *runner) openCache(lay *layout, withData bool) error {
 		return nil
 	}
 	cfg := bcache.Config{Clock: r.exec, Pages: r.opt.CachePages, BackgroundRatio: r.opt.DirtyBackgroundRatio,
-		DirtyRatio: r.opt.DirtyRatio, NoData: !withData, NoLockTiming: r.simulated}
+		DirtyRatio: r.opt.DirtyRatio, NoData: !withData}
 	if r.simulated {
 		cfg.CopyNsPerKiB = CopyNsPerKiB
 		if r.cpus == nil { // with the CPU model the jobs' clients wake on their threads (cpus.go)
