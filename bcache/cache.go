@@ -137,24 +137,28 @@ type Config struct {
 	CPUHoldTime bool
 }
 
-// buffer is one cached page.
+// buffer is one cached page. The fields a read hit touches (the list
+// node, page, data, the state and the lock's waiters) come first, in the
+// first two cache lines (128 bytes, which CPUs fetch in pairs), so that a
+// hit on a cold buffer costs one miss there rather than three.
 type buffer struct {
 	node
 	page int64
 	data []byte // PageSize bytes, allocated by the first lock owner; guarded by the buffer lock; nil with NoData
-	file *File  // the file the page belongs to (set when dirtied), or nil
-	bio  blkq.Bio
 
 	// Guarded by the cache lock.
 	uptodate bool     // data holds the device's page (or newer)
 	dirty    bool     // data is newer than the device's page
 	locked   bool     // the buffer lock is held
 	hashed   bool     // in the index; false once dropped
+	owners   []func() // waiting for the buffer lock, in order: handed it one at a time
+	peekers  []func() // waiting for the next unlock, without the lock
 	gen      uint64   // generation when last dirtied (Cache.gen at the time)
 	fillErr  error    // the error of the last fill, which left it not uptodate
 	wait     *wbBatch // the batch whose completion a writer waits for, or nil
-	owners   []func() // waiting for the buffer lock, in order: handed it one at a time
-	peekers  []func() // waiting for the next unlock, without the lock
+
+	file *File // the file the page belongs to (set when dirtied), or nil; guarded by the cache lock
+	bio  blkq.Bio
 }
 
 // A Cache is a buffer cache of PageSize-byte pages over a queue. All methods
