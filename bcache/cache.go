@@ -198,8 +198,9 @@ type Cache struct {
 	raInFlight int             // read-ahead bios not yet ended
 	idle       []func()        // waiting for nothing in flight (Close, StartQuiesce)
 
-	hold *lockstat.Timer // cache lock hold times; nil without Config.LockTiming
-	ra   raState         // read-ahead streams; guarded by mu
+	hold  *lockstat.Timer // cache lock hold times; nil without Config.LockTiming
+	spare []byte          // the data of the buffer evictOne dropped last, for newBuffer
+	ra    raState         // read-ahead streams; guarded by mu
 
 	// Test hooks, set before a Sync or Invalidate starts and read when it
 	// builds its walks: needResched is asked after every walk step whether
@@ -366,13 +367,15 @@ func (c *Cache) waitUnlocked(b *buffer, resume func()) bool {
 }
 
 // newBuffer adds a locked, not uptodate buffer for page p, evicting a clean
-// one first if the cache is full. Its data is allocated by the caller,
-// outside the cache lock.
+// one first if the cache is full. It takes over the evicted buffer's data
+// (stale until the new owner fills or overwrites it); otherwise its data is
+// allocated by the caller, outside the cache lock.
 func (c *Cache) newBuffer(p int64) *buffer {
 	if c.nrPages >= c.capacity && !c.evictOne() {
 		c.st.Overcommit++
 	}
-	b := &buffer{page: p, hashed: true, locked: true}
+	b := &buffer{page: p, hashed: true, locked: true, data: c.spare}
+	c.spare = nil
 	b.buf = b
 	c.index[p] = b
 	c.clean.pushBack(&b.node)
@@ -389,11 +392,14 @@ func (c *Cache) ensureData(b *buffer) {
 }
 
 // evictOne drops the least recently used unlocked clean buffer among the
-// first WalkChunk nodes of the clean list.
+// first WalkChunk nodes of the clean list, keeping its data for the next
+// newBuffer (c.spare): nobody reads the data of an unlocked buffer once it
+// is out of the index, and a miss then costs no page allocation.
 func (c *Cache) evictOne() bool {
 	for n, i := c.clean.front(), 0; n != nil && i < WalkChunk; n, i = c.clean.next(n), i+1 {
-		if n.buf != nil && !n.buf.locked {
-			c.drop(n.buf)
+		if b := n.buf; b != nil && !b.locked {
+			c.drop(b)
+			c.spare, b.data = b.data, nil
 			c.st.Evictions++
 			return true
 		}

@@ -1,6 +1,7 @@
 package bcache
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/blkq-dev/blkq"
@@ -105,5 +106,34 @@ func TestReadHitTouchesLRU(t *testing.T) {
 	readPage(t, c, 1)
 	if st := c.Stats(); st.Misses != before.Misses+1 {
 		t.Errorf("page 1 was kept; want it evicted for page 2")
+	}
+}
+
+// TestMissReusesEvictedPage: a miss in a full cache takes over the data
+// page of the buffer it evicts (no page allocated per miss), and every
+// page still reads its own data.
+func TestMissReusesEvictedPage(t *testing.T) {
+	c := hitCache(t, 4)
+	for p := range int64(16) { // fill, and evict 12
+		readPage(t, c, p)
+	}
+	const rounds = 8
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range rounds {
+		for p := range int64(16) {
+			readPage(t, c, p) // readPage allocates its buffer: PageSize bytes
+		}
+	}
+	runtime.ReadMemStats(&after)
+	st := c.Stats()
+	if st.Evictions < 16*rounds {
+		t.Fatalf("%d evictions; want every read to miss", st.Evictions)
+	}
+	// Per miss: the test's own buffer, and the blocking call's small
+	// allocations (channel, client, operation: under 1 KiB); a fresh
+	// data page would add PageSize more.
+	if per := (after.TotalAlloc - before.TotalAlloc) / (16 * rounds); per > PageSize+PageSize/2 {
+		t.Errorf("%d bytes allocated per miss; want the evicted page reused", per)
 	}
 }
