@@ -8,9 +8,10 @@ package device
 // completion function.
 //
 // One case skips the pool: a synchronous submitter alone on the device.
-// A request with FlagSync (a psync job's read or write) whose task
+// A read or write with FlagSync (a psync job's; not a flush, nor a write
+// with preflush or FUA, whose fdatasync may take milliseconds) whose task
 // issued the request before it too, issued while nothing else is in
-// flight, is served inline: Issue sets it aside, and the goroutine that
+// flight, is served inline (unless FileOptions.NoInline): Issue sets it aside, and the goroutine that
 // issued it serves it as soon as it has let go of the queue lock
 // (RunInline, which the queue calls on a device that has that method),
 // and completes it there. Such a submitter waits for its I/O anyway, so
@@ -59,6 +60,12 @@ type FileOptions struct {
 	Size int64
 	// ReadOnly opens the file read-only; writes and discards then fail.
 	ReadOnly bool
+	// NoInline serves every request on the workers, never a lone
+	// synchronous submitter's on its own goroutine (see the top of
+	// file.go): for submitters that share one goroutine, where one's
+	// device time would hold the others back (the engine's executor, when
+	// a run has more than one job).
+	NoInline bool
 }
 
 // defaultFileDepth is FileOptions.Depth's default.
@@ -78,6 +85,7 @@ type File struct {
 	fd       int
 	direct   bool
 	readOnly bool
+	noInline bool // FileOptions.NoInline
 	blockDev bool
 	capacity uint64 // sectors
 	depth    int
@@ -133,7 +141,7 @@ func OpenFile(path string, o FileOptions) (*File, error) {
 		}
 		return nil, err
 	}
-	d := &File{path: path, f: f, direct: o.Direct, readOnly: o.ReadOnly, depth: o.Depth}
+	d := &File{path: path, f: f, direct: o.Direct, readOnly: o.ReadOnly, depth: o.Depth, noInline: o.NoInline}
 	if err := d.lock(); err != nil {
 		f.Close() // a file we just created is someone else's now: leave it
 		return nil, err
@@ -282,8 +290,9 @@ func (d *File) Issue(rq *blkq.Request) {
 		go d.complete(rq, &IOError{Path: d.path, Op: rq.Op, Offset: int64(rq.Sector) * blkq.SectorSize, Err: ErrClosed})
 		return
 	}
-	alone := rq.Flags&blkq.FlagSync != 0 && rq.Task != nil && rq.Task == d.lastTask && d.inflight.Load() == 0 &&
-		d.runsInline.Load()
+	alone := rq.Flags&blkq.FlagSync != 0 && (rq.Op == blkq.OpRead || rq.Op == blkq.OpWrite) &&
+		rq.Flags&(blkq.FlagPreflush|blkq.FlagFUA) == 0 && rq.Task != nil && rq.Task == d.lastTask &&
+		d.inflight.Load() == 0 && !d.noInline && d.runsInline.Load()
 	d.lastTask = rq.Task
 	d.inflight.Add(1)
 	if alone {

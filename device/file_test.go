@@ -554,6 +554,32 @@ func TestFileServesOthersOnTheWorkers(t *testing.T) {
 			t.Errorf("read %d without FlagSync: served inline; want a worker", i)
 		}
 	}
+	// Flushes and writes that sync, which may take milliseconds.
+	for i := range 4 {
+		syncIO(t, q, a, blkq.OpRead, blkq.FlagSync, 0, buf) // a's, inline from the second on
+		if syncIO(t, q, a, blkq.OpFlush, blkq.FlagSync, 0, nil) {
+			t.Errorf("flush %d: served inline; want a worker", i)
+		}
+		for _, f := range []blkq.Flags{blkq.FlagFUA, blkq.FlagPreflush} {
+			syncIO(t, q, a, blkq.OpRead, blkq.FlagSync, 0, buf)
+			if syncIO(t, q, a, blkq.OpWrite, blkq.FlagSync|f, 8, buf) {
+				t.Errorf("write %d with %v: served inline; want a worker", i, f)
+			}
+		}
+	}
+}
+
+// TestFileNoInlineServesOnTheWorkers: with FileOptions.NoInline a lone
+// synchronous submitter is served by the workers too.
+func TestFileNoInlineServesOnTheWorkers(t *testing.T) {
+	q, _ := inlineQueue(t, 1<<20, FileOptions{NoInline: true})
+	task := blkq.NewTask(100, "psync")
+	buf := AlignedBuffer(4096)
+	for i := range 16 {
+		if syncIO(t, q, task, blkq.OpRead, blkq.FlagSync, uint64(i)*8, buf) {
+			t.Errorf("read %d: served inline with NoInline", i)
+		}
+	}
 }
 
 // TestFileInlineConcurrent: submitters that share the device, some alone
