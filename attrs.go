@@ -26,17 +26,24 @@ const (
 	defaultPlugLimit  = 32   // BLK_MAX_REQUEST_COUNT
 )
 
-var queueTunables = []tunable[*Queue]{
+var queueTunables = append([]tunable[*Queue]{
 	{tunableInfo: tunableInfo{name: "nr_requests", unit: "requests per direction", lo: minNrRequests, hi: maxNrRequests,
-		def: strconv.Itoa(defaultNrRequests), source: "Linux default 128 (BLKDEV_MAX_RQ)",
-		doc: "request pool per direction; a write below 4 becomes 4 (BLKDEV_MIN_RQ), above 2048 (MAX_SCHED_RQ) is refused"},
+		def: strconv.Itoa(defaultNrRequests), source: "Linux default 128 (BLKDEV_MAX_RQ); blk-mq: 2*min(depth, 128), the depth without an elevator",
+		doc: "request pool per direction (alloc blk-mq: the one tag set); a write below 4 becomes 4 (BLKDEV_MIN_RQ), above 2048 (MAX_SCHED_RQ) is refused, and under blk-mq without an elevator above the device's depth"},
 		get:   func(q *Queue) string { return strconv.Itoa(q.alloc.nr) },
 		parse: parseSysfsNumber,
 		set: func(q *Queue, n int64) error {
 			if n > maxNrRequests {
 				return fmt.Errorf("%w (at most %d)", syscall.EINVAL, maxNrRequests)
 			}
-			q.alloc.setNr(max(int(n), minNrRequests))
+			n = max(n, minNrRequests)
+			if q.alloc.policy.tags && q.elv.Name() == "none" && int(n) > q.dev.Depth() {
+				// blk_mq_tag_update_depth: without an elevator the tags are
+				// the driver's, which cannot grow.
+				return fmt.Errorf("%w (blk-mq without a scheduler: at most the device's queue depth, %d)", syscall.EINVAL, q.dev.Depth())
+			}
+			q.alloc.setNr(int(n))
+			q.depthUpdated()
 			q.wakeAll()
 			return nil
 		}},
@@ -65,26 +72,27 @@ var queueTunables = []tunable[*Queue]{
 		get:   func(q *Queue) string { return strconv.Itoa(int(q.cfg.MaxSectors / 2)) },
 		parse: parseSysfsNumber,
 		set: func(q *Queue, n int64) error {
+			hw := int64(q.lim.maxHWSectorsKB)
 			if n == 0 {
-				n = min(defaultMaxSectors/2, maxHWSectorsKB)
+				n = min(defaultMaxSectors/2, hw)
 			}
-			if n < pageKB || n > maxHWSectorsKB {
-				return fmt.Errorf("%w (want 0 (the default) or %d..%d (page size..max_hw_sectors_kb))", syscall.EINVAL, pageKB, maxHWSectorsKB)
+			if n < pageKB || n > hw {
+				return fmt.Errorf("%w (want 0 (the default) or %d..%d (page size..max_hw_sectors_kb))", syscall.EINVAL, pageKB, hw)
 			}
 			q.cfg.MaxSectors = uint32(n * 2)
 			return nil
 		}},
-	{tunableInfo: tunableInfo{name: "max_hw_sectors_kb", unit: "KiB", lo: maxHWSectorsKB, hi: maxHWSectorsKB,
-		def: strconv.Itoa(maxHWSectorsKB), source: "blkq's devices: 32767 (a driver's limit in Linux)",
+	{tunableInfo: tunableInfo{name: "max_hw_sectors_kb", unit: "KiB", lo: pageKB, hi: maxHWSectorsKB,
+		def: strconv.Itoa(maxHWSectorsKB), source: "the device's (32767, ATA's LBA48 limit, for all of blkq's)",
 		doc: "read-only: the largest max_sectors_kb"},
-		get: func(q *Queue) string { return strconv.Itoa(maxHWSectorsKB) }},
+		get: func(q *Queue) string { return strconv.Itoa(q.lim.maxHWSectorsKB) }},
 	{tunableInfo: tunableInfo{name: "read_ahead_kb", unit: "KiB", lo: 0, hi: math.MaxUint32,
 		def: strconv.Itoa(defaultReadAhead), source: "Linux default 128 (VM_READAHEAD_PAGES)",
 		doc: "read-ahead window for the layers above; rounded down to whole 4 KiB pages, as Linux keeps it in pages"},
 		get:   func(q *Queue) string { return strconv.Itoa(q.cfg.ReadAheadKB) },
 		parse: parseSysfsNumber,
 		set:   func(q *Queue, n int64) error { q.cfg.ReadAheadKB = int(n / pageKB * pageKB); return nil }},
-	{tunableInfo: tunableInfo{name: "scheduler", unit: "name", def: "linus [mq-deadline] none",
+	{tunableInfo: tunableInfo{name: "scheduler", unit: "name", def: "linus [mq-deadline] mq-deadline-noprio none",
 		source: "Linux's default for a single-queue device: mq-deadline (elevator_get_default)",
 		doc:    "reading lists the schedulers, the active one in brackets; writing a name switches"},
 		get: func(q *Queue) string {
@@ -115,7 +123,7 @@ var queueTunables = []tunable[*Queue]{
 			q.wakeAll()
 			return nil
 		}},
-}
+}, limitTunables...)
 
 // Attrs lists the queue's tunables, then the elevator's as iosched/NAME.
 func (q *Queue) Attrs() []string {
@@ -158,6 +166,8 @@ func (q *Queue) SetAttr(name, value string) error {
 	err := writeTunable(queueTunables, q, name, value)
 	if a, ok := strings.CutPrefix(name, "iosched/"); ok && q.hooks.tun != nil {
 		if err = q.hooks.tun.SetAttr(a, value); err == nil {
+			q.syncShallow()
+			q.wakeAll()
 			q.run()
 		}
 	}
@@ -197,7 +207,7 @@ func (q *Queue) wakeAll() {
 
 // queueWakeups wakes sleepers that a tunable change let through.
 func (q *Queue) queueWakeups(d direction) {
-	q.wakebuf = q.alloc.wakeup(d, q.wakebuf[:0])
+	q.wakebuf = q.alloc.kick(d, q.wakebuf[:0])
 	q.queueWoken()
 }
 
@@ -217,6 +227,14 @@ func (q *Queue) switchElevator(name string) error {
 	}
 	q.elv, q.hooks = e, hooksOf(e)
 	q.cfg.Scheduler = name
+	if q.alloc.policy.tags {
+		// Linux sizes the tags anew for the elevator (blk_mq_init_sched,
+		// elevator_disable): a loop device goes from 128 to 256 as
+		// mq-deadline replaces none.
+		q.alloc.setNr(blkmqNrRequests(name, q.dev.Depth()))
+		q.wakeAll()
+	}
+	q.depthUpdated()
 	q.run()
 	return nil
 }

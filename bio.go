@@ -21,8 +21,9 @@ type Bio struct {
 	// Prio is the bio's I/O priority, as Linux's bi_ioprio: class << 13
 	// | level (class 1 real-time, 2 best-effort, 3 idle; level 0, the
 	// highest, to 7); 0 for none. Only bios of one priority merge (as
-	// Linux's blk_rq_merge_ok requires); the schedulers do not yet act
-	// on it.
+	// Linux's blk_rq_merge_ok requires); mq-deadline serves it by level
+	// (real-time, then best-effort and none, then idle), the other
+	// schedulers ignore it.
 	Prio uint16
 
 	// Buf holds the data for real devices (len = Sectors*512); nil on
@@ -41,6 +42,13 @@ type Bio struct {
 
 	// Queued is the time of the Q event, set by the queue.
 	Queued Time
+
+	// Parent is set by the queue on the pieces it cuts off a bio larger
+	// than its limits (split.go): the bio they are pieces of; nil on the
+	// bios callers submit. A piece has an X event (the last piece none)
+	// and then its own M, F, G, S and C; tracers that follow bios by
+	// identity count a piece's events as its parent's.
+	Parent *Bio
 
 	task *Task // submitter, for tracing and plugging
 	next *Bio  // next bio in the request's chain

@@ -30,7 +30,7 @@
 //
 // # One event stream
 //
-// Every transition of a bio or request is an Event (Q, M, F, S, W, G, P,
+// Every transition of a bio or request is an Event (Q, X, M, F, S, W, G, P,
 // U, I, D, C) given to the Tracers added with AddTracer, under the
 // queue's lock and in order. Everything blkq reports is computed from
 // that stream and nothing else: DiskStats (/sys/block/<dev>/stat), the

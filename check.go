@@ -22,7 +22,7 @@ func (q *Queue) pool() poolStats {
 // idle reports whether the queue holds no request at all: none plugged,
 // queued, in flight, or waited for.
 func (q *Queue) idle() bool {
-	return q.alloc.inUse[0]+q.alloc.inUse[1] == 0 && q.alloc.sleepers() == 0
+	return q.alloc.inUse[0]+q.alloc.inUse[1] == 0 && q.alloc.sleepers() == 0 && q.flushIdle()
 }
 
 // Check verifies the queue's request-conservation rules: per direction,
@@ -46,13 +46,8 @@ func (q *Queue) Check(wantIdle bool) error {
 
 func (q *Queue) checkInvariants() error {
 	a := &q.alloc
-	for d := range 2 {
-		if a.free[d]+a.inUse[d] != a.nr {
-			return fmt.Errorf("blkq: %v requests: free %d + in use %d != nr_requests %d", direction(d), a.free[d], a.inUse[d], a.nr)
-		}
-		if a.inUse[d] < 0 {
-			return fmt.Errorf("blkq: %v requests: in use %d < 0", direction(d), a.inUse[d])
-		}
+	if err := a.check(); err != nil {
+		return err
 	}
 	if q.inflight < 0 || q.inflight > q.dev.Depth() {
 		return fmt.Errorf("blkq: %d requests in flight, device depth %d", q.inflight, q.dev.Depth())

@@ -5,7 +5,12 @@ package blkq
 // Documentation/block/stat.rst; times are kept in ns here and shown in ms.
 //
 // As in blk-mq, a request is in flight from its allocation (G) to its
-// completion (C): read/write ticks sum that time per request, io_ticks is
+// completion (C); the flush request the queue sends for flush bios
+// (flush.go) from its issue (D) to its completion, counted as a flush; a
+// request in a flush sequence completes once, when its sequence ends (a
+// C of no sectors; the C of its data adds its sectors), as Linux counts
+// an fsync as one write of no sectors and one flush. Read/write ticks sum
+// that time per request, io_ticks is
 // the time with at least one request in flight and time_in_queue the
 // integral of the in-flight count. Merges count bios merged into an
 // existing request (M and F with a bio) and queued requests joined into
@@ -72,6 +77,10 @@ func (s *DiskStats) Trace(e *Event) {
 		}
 	case actIssue:
 		s.Dispatched++
+		if e.Op == OpFlush {
+			s.advance(e.Time)
+			s.InFlight++
+		}
 	case actSleepRq:
 		s.Sleeps++
 	case actComplete:
@@ -79,6 +88,13 @@ func (s *DiskStats) Trace(e *Event) {
 			return // a dropped read-ahead: it never had a request
 		}
 		s.advance(e.Time)
+		if rq := e.Rq; rq.inFlush && rq.flushSeq&fseqPostflush == 0 && e.Err == nil {
+			// The data of a request a postflush follows: its sectors
+			// count now, the request when it ends, after the flush
+			// (Linux skips RQF_FLUSH_SEQ requests in blk_account_io_done).
+			s.Sectors[e.Op] += uint64(e.Sectors)
+			return
+		}
 		s.InFlight--
 		if e.Err == nil {
 			s.IOs[e.Op]++

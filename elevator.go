@@ -39,6 +39,19 @@ type frontMerger interface {
 	FrontMerge(sector uint64, op Op) *Request
 }
 
+// prioFrontMerger is a frontMerger that keeps requests by I/O priority
+// (mq-deadline): it looks only at the level of the bio's priority. The
+// queue prefers it to FrontMerge.
+type prioFrontMerger interface {
+	FrontMergePrio(sector uint64, op Op, prio uint16) *Request
+}
+
+// finisher hears that a request it held was freed: completed, or merged
+// into another (Linux's finish_request).
+type finisher interface {
+	Finished(rq *Request)
+}
+
 // requestMerger gives rq's neighbours in sector order (same op), the
 // candidates for a request+request merge, and forgets next once the
 // queue merged it into rq. Without it requests are never joined.
@@ -59,6 +72,18 @@ type mergeNotifier interface {
 	Merged(rq *Request, front bool)
 }
 
+// insertMerger is an elevator that merges each request it is given into
+// a request it holds when the two are adjacent (merge.go's insertMerge).
+type insertMerger interface {
+	mergesOnInsert()
+}
+
+// legacyMerger is an elevator whose bios merge by Linux 2.4's rules
+// (merge.go).
+type legacyMerger interface {
+	legacyMerges()
+}
+
 // drainer gives up every held request in its own order, for a scheduler
 // switch; without it the queue drains by calling Dispatch until nil.
 type drainer interface {
@@ -77,19 +102,31 @@ type tunables interface {
 // up once; a nil field means the elevator has no such hook.
 type elvHooks struct {
 	front  frontMerger
+	pfront prioFrontMerger
+	finish finisher
 	reqs   requestMerger
 	allow  mergeAllower
 	merged mergeNotifier
 	tun    tunables
+	// insertMerges: the elevator merges a request it is given into one
+	// it holds (insertMerger).
+	insertMerges bool
+	// legacyMerges: the elevator merges bios by the 2.4 rules
+	// (legacyMerger).
+	legacyMerges bool
 }
 
 func hooksOf(e elevator) elvHooks {
 	var h elvHooks
 	h.front, _ = e.(frontMerger)
+	h.pfront, _ = e.(prioFrontMerger)
+	h.finish, _ = e.(finisher)
 	h.reqs, _ = e.(requestMerger)
 	h.allow, _ = e.(mergeAllower)
 	h.merged, _ = e.(mergeNotifier)
 	h.tun, _ = e.(tunables)
+	_, h.insertMerges = e.(insertMerger)
+	_, h.legacyMerges = e.(legacyMerger)
 	return h
 }
 
@@ -107,10 +144,15 @@ func drainElevator(e elevator, now Time) []*Request {
 
 // elevators are the schedulers by name. Tests add probes to it.
 var elevators = map[string]func(Clock) elevator{
-	"none":        func(Clock) elevator { return &none{} },
-	"mq-deadline": func(Clock) elevator { return newDeadline("mq-deadline") },
-	linusName:     func(Clock) elevator { return newLinus(linusStock2421()) },
+	"none":             func(Clock) elevator { return &none{} },
+	"mq-deadline":      func(Clock) elevator { return newMQDeadline() },
+	deadlineNoprioName: func(Clock) elevator { return newDeadline(deadlineNoprioName) },
+	linusName:          func(Clock) elevator { return newLinus(linusStock2421()) },
 }
+
+// deadlineNoprioName is the name of blkq's mq-deadline before Linux 6.x's
+// priority levels (sched_deadline_noprio.go), which the experiments use.
+const deadlineNoprioName = "mq-deadline-noprio"
 
 // defaultScheduler is the scheduler of a queue whose Config names none:
 // mq-deadline, as Linux's elevator_get_default picks it for a device with

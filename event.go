@@ -2,12 +2,14 @@ package blkq
 
 // Action is what happened to a bio or request: the letter of the
 // blktrace action as blkparse prints it ('Q', 'M', 'F', 'G', 'S', 'I',
-// 'D', 'C', 'P', 'U', 'R'), plus one of blkq's own, 'W'. Compare it with a
+// 'D', 'C', 'P', 'U', 'R', 'X'), plus one of blkq's own, 'W'. Compare it with a
 // character (e.Action == 'Q'); print it with %c. One byte, so an event
 // stays small and holds no pointer for it. In the order of an I/O's life
 // (docs/design.md):
 //
 //	Q  the queue got the bio
+//	X  a piece was split off the bio, which exceeded the queue's limits
+//	   (Bio is the piece; the rest starts at Sector+Sectors)
 //	M  the bio merged at the back of a request; or, with no Bio, a queued
 //	   request merged into the one before it (Linux 5.11+ traces that
 //	   request merge as an M for the request merged away)
@@ -20,7 +22,9 @@ package blkq
 //	I  the request was inserted into the elevator
 //	D  issued to the device
 //	C  completed; with no Rq, a read-ahead bio dropped at once under
-//	   request pressure (Err is ErrReadAheadDropped, which wraps EAGAIN)
+//	   request pressure (Err is ErrReadAheadDropped, which wraps EAGAIN);
+//	   with no sectors, the end of a request's flush sequence off the
+//	   device, after the flush its bios waited for (flush.go)
 //	R  requeued (a trace may hold it; this queue never requeues)
 type Action byte
 
@@ -37,16 +41,18 @@ const (
 	actPlug       Action = 'P'
 	actUnplug     Action = 'U'
 	actInsert     Action = 'I'
+	actSplit      Action = 'X'
 )
 
 // An Event is one transition in the life of an I/O. Every statistic and
 // report blkq prints is computed from the stream of events, so no stage
 // keeps counters that could disagree with the trace.
 //
-// Bio is set for Q, M, F, S, W and G (the bio that caused the event, or
-// the sleeper's parked bio) and for a dropped read-ahead's C; Rq for M, F,
+// Bio is set for Q, X, M, F, S, W and G (the bio that caused the event,
+// or the sleeper's parked bio; after a split, the piece) and for a dropped
+// read-ahead's C; Rq for M, F,
 // G, I, D and C (after a merge, the request merged into). Sector, Sectors,
-// Op and Flags describe the bio for Q/M/F/S/W/G and a dropped C, the
+// Op and Flags describe the bio for Q/X/M/F/S/W/G and a dropped C, the
 // request for I/D/C, and the request merged away for a request merge's M
 // (Bio nil).
 type Event struct {

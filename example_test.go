@@ -91,7 +91,7 @@ func ExampleQueue_SetAttr() {
 		fmt.Printf("%s: %s\n", name, v)
 	}
 	// Output:
-	// scheduler: linus [mq-deadline] none
+	// scheduler: linus [mq-deadline] mq-deadline-noprio none
 	// nomerges: 1
 	// nr_requests: 64
 	// batch_requests: 16
@@ -139,5 +139,5 @@ func ExampleQueue_Enqueue() {
 	if err := q.Check(true); err != nil {
 		log.Fatal(err)
 	}
-	// Output: scheduler linus [mq-deadline] none: Q=16 G=16 S=6 W=6 C=16
+	// Output: scheduler linus [mq-deadline] mq-deadline-noprio none: Q=16 G=16 S=6 W=6 C=16
 }

@@ -52,7 +52,10 @@ func (q *Queue) addToPlug(t *Task, rq *Request) {
 	p.rqs = append(p.rqs, rq)
 }
 
-// plugMerge tries to merge b with the request t plugged last.
+// plugMerge tries to merge b with the request t plugged last
+// (blk_attempt_plug_merge): if b continues it at either end and fits. A
+// bio that does not fit marks the request unmergeable (fits), and the
+// elevator is tried next.
 func (q *Queue) plugMerge(t *Task, b *Bio) bool {
 	n := len(t.plug.rqs)
 	if n == 0 {
@@ -62,15 +65,20 @@ func (q *Queue) plugMerge(t *Task, b *Bio) bool {
 	if !q.bioMergeOK(rq, b) {
 		return false
 	}
-	switch {
-	case rq.end() == b.Sector:
-		appendBio(rq, b)
-		q.emit(q.trace(actBackMerge, b, rq))
-	case b.end() == rq.Sector:
-		prependBio(rq, b)
-		q.emit(q.trace(actFrontMerge, b, rq))
-	default:
+	back := rq.end() == b.Sector
+	if !back && b.end() != rq.Sector {
 		return false
+	}
+	segs, ok := q.fits(rq, b)
+	if !ok {
+		return false
+	}
+	if back {
+		appendBio(rq, b, segs)
+		q.emit(q.trace(actBackMerge, b, rq))
+	} else {
+		prependBio(rq, b, segs)
+		q.emit(q.trace(actFrontMerge, b, rq))
 	}
 	return true
 }

@@ -12,13 +12,17 @@ import (
 
 // Config sets up a queue. The zero value of a field means Linux's default.
 type Config struct {
-	// Scheduler is the elevator's name: "none", "mq-deadline" or "linus"
+	// Scheduler is the elevator's name: "none", "mq-deadline" (Linux 6.x),
+	// "mq-deadline-noprio" (blkq's before it, one priority level) or "linus"
 	// (the 2.4 elevator with its stock 2.4.21 tunables).
 	// Default "mq-deadline": Linux's default for a device with one
 	// hardware queue (elevator_get_default), as every blkq device is.
 	Scheduler string
 	// NrRequests is the request pool per direction (Linux default 128,
-	// BLKDEV_MAX_RQ; minimum 4).
+	// BLKDEV_MAX_RQ; minimum 4). Under Alloc "blk-mq" it is the one tag
+	// set both directions share, and its default is blk-mq's: twice the
+	// smaller of the device's queue depth and 128 with an elevator, the
+	// queue depth (at most 2048) with none.
 	NrRequests int
 	// BatchRequests is batch_requests, the free count at which a release
 	// wakes sleepers (default 0: nr_requests/4, as Linux 2.4.18; at most
@@ -30,7 +34,9 @@ type Config struct {
 	// Linux 2.4.18's get_request after the 2002 starvation fix),
 	// "legacy" (2.4.18-pre9, before it), "fair-nobatch" (fair, waking a
 	// sleeper as soon as any request is freed) or "fair-wakeall" (fair
-	// with wake-all). docs/linux-block-layer.md tells them apart.
+	// with wake-all) or "blk-mq" (Linux 6.x's tags: one set for both
+	// directions, eight wait queues, wake_batch). docs/linux-block-layer.md
+	// tells them apart.
 	Alloc string
 	// NoMerges is the nomerges tunable: 0 all merges, 1 one-hit cache
 	// only, 2 none (Linux default 0).
@@ -161,6 +167,11 @@ type Queue struct {
 	pending []deferred // callbacks to run after unlock
 	wakebuf []*waiter
 	hold    LockHook // Config.LockHook, or nil
+
+	lim      limits     // the device's (limits.go)
+	wcOff    bool       // write_cache written "write through"
+	fq       flushQueue // flush sequencing (flush.go)
+	dispatch rqList     // issued before the elevator's: the flush request (hctx->dispatch)
 }
 
 // deferred is a callback to run outside the lock: a bio's end_io or a
@@ -188,14 +199,32 @@ func New(dev Device, clk Clock, cfg Config) (*Queue, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	lim, err := readLimits(dev)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.MaxSectors > uint32(2*lim.maxHWSectorsKB) {
+		return nil, fmt.Errorf("blkq: max_sectors %d: the device %s takes at most %d (max_hw_sectors_kb %d)", cfg.MaxSectors, dev.Name(), 2*lim.maxHWSectorsKB, lim.maxHWSectorsKB)
+	}
+	if cfg.MaxSectors == 0 {
+		cfg.MaxSectors = min(defaultMaxSectors, uint32(2*lim.maxHWSectorsKB))
+	}
+	nrDefault := cfg.NrRequests == 0
 	cfg.fill()
+	p, _ := allocPolicyByName(cfg.Alloc)
+	switch {
+	case p.tags && nrDefault:
+		cfg.NrRequests = blkmqNrRequests(cfg.Scheduler, dev.Depth())
+	case p.tags && cfg.Scheduler == "none" && cfg.NrRequests > dev.Depth():
+		return nil, fmt.Errorf("blkq: nr_requests %d: blk-mq without a scheduler has the device's tags, at most its queue depth %d", cfg.NrRequests, dev.Depth())
+	}
 	elv, err := newElevator(cfg.Scheduler, clk)
 	if err != nil {
 		return nil, err
 	}
-	q := &Queue{clk: clk, dev: dev, cfg: cfg, elv: elv, hooks: hooksOf(elv), hash: make(map[uint64]*Request)}
-	p, _ := allocPolicyByName(cfg.Alloc)
+	q := &Queue{clk: clk, dev: dev, cfg: cfg, elv: elv, hooks: hooksOf(elv), hash: make(map[uint64]*Request), lim: lim}
 	q.alloc.init(p, cfg.NrRequests, cfg.BatchRequests)
+	q.depthUpdated()
 	q.hold = cfg.LockHook
 	q.inline, _ = dev.(inlineDevice)
 	dev.Attach(q.complete)
@@ -334,7 +363,16 @@ func (q *Queue) submitLocked(t *Task, b *Bio) bool {
 		q.endBio(b, fmt.Errorf("%w: %v sectors %d+%d, capacity %d", ErrBeyondEnd, b.Op, b.Sector, b.Sectors, q.dev.Capacity()))
 		return true
 	}
+	if q.flushBioOnSubmit(b) {
+		return true
+	}
 	q.emit(q.trace(actQueue, b, nil))
+	return q.submitSplit(t, b)
+}
+
+// mergeOrGet merges b into a request, or gets it one (false: the task
+// sleeps for it).
+func (q *Queue) mergeOrGet(t *Task, b *Bio) bool {
 	if q.cfg.NoMerges != 2 && b.mergeable() {
 		if q.plugMerge(t, b) || q.elvMerge(b) {
 			return true
@@ -356,6 +394,16 @@ func (q *Queue) getRequest(t *Task, b *Bio) bool {
 		return true
 	}
 	rq := q.alloc.take(d)
+	if rq == nil && len(t.plug.rqs) > 0 {
+		// Going to sleep flushes the task's plug (sleep), and Linux
+		// tries again once it has: 2.4's get_request_wait unplugs the
+		// device before it checks the free count, blk-mq's
+		// blk_mq_get_tag joins the wait queue and tries again, so a
+		// request freed by the flush (one mq-deadline merged away at
+		// insert) is taken without sleeping.
+		q.flushPlug(t)
+		rq = q.alloc.take(d)
+	}
 	if rq == nil {
 		q.sleep(t, &waiter{task: t, bio: b, dir: d, sleptAt: q.clk.Now()})
 		return false
@@ -370,7 +418,7 @@ func (q *Queue) sleep(t *Task, w *waiter) {
 	q.flushPlug(t)
 	w.wake = t.Wake
 	t.waiting = w
-	q.alloc.queueFor(w.dir).PushBack(w)
+	q.alloc.enqueue(w)
 	q.sleepAgain(w)
 }
 
@@ -400,14 +448,19 @@ func (q *Queue) cancelWait(t *Task, b *Bio, err error) bool {
 	q.lock()
 	defer q.unlock()
 	w := t.waiting
-	if w == nil || w.bio != b || w.granted {
+	if w == nil || w.granted {
 		return false
 	}
-	q.alloc.queueFor(w.dir).Remove(w)
+	if w.bio != b && (b == nil || firstPiece(w.bio) != b) {
+		return false // a later piece of a split bio: the bio is queued in part
+	}
+	q.alloc.dequeue(w)
 	t.waiting = nil
+	t.rest = nil
 	w.cancelled = true
 	if w.woken {
-		q.queueWakeups(w.dir)
+		q.wakebuf = q.alloc.passOn(w, q.wakebuf[:0])
+		q.queueWoken()
 	}
 	q.endBio(b, err)
 	return true
@@ -423,20 +476,27 @@ func (q *Queue) resume(w *waiter) bool {
 		return w.granted
 	}
 	if !q.alloc.mayRetry(w.dir) {
+		q.alloc.requeue(w)
 		q.sleepAgain(w)
 		return false
 	}
 	rq := q.alloc.take(w.dir)
 	if rq == nil {
+		q.alloc.requeue(w)
 		q.sleepAgain(w)
 		return false
 	}
 	t := w.task
 	w.granted = true
-	q.alloc.queueFor(w.dir).Remove(w)
+	q.alloc.dequeue(w)
 	t.waiting = nil
 	wait := q.clk.Now() - w.sleptAt
 	q.startRequest(t, w.bio, rq, wait)
+	if rest := t.rest; rest != nil {
+		// The rest of a split bio goes on; it may sleep again.
+		t.rest = nil
+		return q.submitSplit(t, rest)
+	}
 	return true
 }
 
@@ -445,10 +505,14 @@ func (q *Queue) resume(w *waiter) bool {
 func (q *Queue) startRequest(t *Task, b *Bio, rq *Request, wait Time) {
 	now := q.clk.Now()
 	*rq = Request{Op: b.Op, Flags: b.Flags, Sector: b.Sector, Sectors: b.Sectors, NrBios: 1, Prio: b.Prio,
-		Task: t, Alloc: now, bios: b, biotail: b}
+		Task: t, Alloc: now, bios: b, biotail: b, tag: rq.tag, segs: q.bioSegments(b)}
 	e := q.trace(actGetRq, b, rq)
 	e.Time, e.Wait = now, wait // one clock reading: ticks and in_queue agree
 	q.emit(e)
+	if isFlushBio(b) && q.insertFlush(rq) {
+		q.run()
+		return
+	}
 	if t.plug.active > 0 && b.Op != OpFlush {
 		q.addToPlug(t, rq)
 		return
@@ -457,12 +521,22 @@ func (q *Queue) startRequest(t *Task, b *Bio, rq *Request, wait Time) {
 	q.run()
 }
 
-// insert puts rq into the elevator (I) and the back-merge hash.
+// insert puts rq into the elevator (I) and the back-merge hash, unless
+// the elevator merges it into a request it holds (insertMerge).
 func (q *Queue) insert(rq *Request) {
+	if q.insertMerge(rq) {
+		return
+	}
+	q.insertAt(rq, rq.Op == OpFlush)
+}
+
+// insertAt puts rq into the elevator, at its head if atHead (the data of
+// a flush sequence), and the back-merge hash.
+func (q *Queue) insertAt(rq *Request, atHead bool) {
 	rq.state = rqQueued
 	rq.Insert = q.clk.Now()
 	q.emit(q.trace(actInsert, nil, rq))
-	q.elv.Insert(rq, rq.Op == OpFlush, rq.Insert)
+	q.elv.Insert(rq, atHead, rq.Insert)
 	q.hashAdd(rq)
 	if q.lastMerge == nil && rq.mergeable() {
 		q.lastMerge = rq
@@ -473,8 +547,10 @@ func (q *Queue) insert(rq *Request) {
 func (q *Queue) run() {
 	depth := q.dev.Depth()
 	for q.inflight < depth {
-		rq := q.elv.Dispatch(q.clk.Now())
-		if rq == nil {
+		rq := q.dispatch.Front()
+		if rq != nil {
+			q.dispatch.Remove(rq)
+		} else if rq = q.elv.Dispatch(q.clk.Now()); rq == nil {
 			return
 		}
 		q.hashDel(rq)
@@ -499,6 +575,17 @@ func (q *Queue) complete(rq *Request, err error) {
 	e := q.trace(actComplete, nil, rq)
 	e.Err = err
 	q.emit(e)
+	if rq == &q.fq.rq {
+		q.flushDone(err)
+		q.run()
+		q.unlock()
+		return
+	}
+	if q.flushDataDone(rq, err) {
+		q.run()
+		q.unlock()
+		return
+	}
 	for b := rq.bios; b != nil; {
 		next := b.next
 		q.endBio(b, err)
@@ -511,6 +598,9 @@ func (q *Queue) complete(rq *Request, err error) {
 
 // freeRequest returns rq to the pool and queues the wake-ups it causes.
 func (q *Queue) freeRequest(rq *Request) {
+	if q.hooks.finish != nil {
+		q.hooks.finish.Finished(rq)
+	}
 	d := rq.Op.dir()
 	q.wakebuf = q.alloc.put(rq, d, q.wakebuf[:0])
 	q.queueWoken()

@@ -23,16 +23,22 @@ type Request struct {
 	// Elevator state: the links of the one elevator list the request is
 	// on, mq-deadline's expiry (insert time + read_expire or
 	// write_expire), the linus elevator's passover budget
-	// (elevator_sequence) and which of its lists holds it.
+	// (elevator_sequence) and which of its lists holds it (mq-deadline:
+	// the priority level).
 	elv      links[Request]
 	fifoTime Time
 	elvSeq   int
 	elvIndex int
+	dd       *mqDeadline // the mq-deadline that counted it as inserted (rq->elv.priv[0])
 
 	bios, biotail *Bio
+	segs          int      // physical segments (nr_phys_segments; split.go)
 	hashNext      *Request // chain in the back-merge hash
 	onHash        bool
 	state         rqState
+	tag           int32 // blk-mq: the tag held, plus 1; 0 for none
+	inFlush       bool  // in a flush sequence (RQF_FLUSH_SEQ): never merged
+	flushSeq      uint8 // its steps done (flush.go)
 }
 
 type rqState uint8
@@ -42,6 +48,7 @@ const (
 	rqPlugged          // on a task's plug list
 	rqQueued           // in the elevator
 	rqInFlight         // issued to the device
+	rqFlush            // waiting for a flush (flush.go)
 )
 
 // End returns the sector just past the request.
@@ -62,7 +69,7 @@ func (r *Request) firstBio() *Bio { return r.bios }
 
 // Mergeable reports whether anything may ever merge into the request.
 func (r *Request) mergeable() bool {
-	return r.Flags&noMergeFlags == 0 && (r.Op == OpRead || r.Op == OpWrite || r.Op == OpDiscard)
+	return r.Flags&noMergeFlags == 0 && !r.inFlush && (r.Op == OpRead || r.Op == OpWrite || r.Op == OpDiscard)
 }
 
 func (r *Request) reset() {

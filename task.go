@@ -24,6 +24,7 @@ type Task struct {
 
 	plug    plugList
 	waiting *waiter // the allocation this task sleeps in, if any
+	rest    *Bio    // while it sleeps for a piece of a split bio: the rest (split.go)
 }
 
 // NewTask returns a task with the given pid and name.

@@ -29,8 +29,11 @@ func allTunables() []documentedTunable {
 	for _, t := range queueTunables {
 		all = append(all, documentedTunable{t.name, "", t.tunableInfo})
 	}
-	for _, t := range deadlineTunables {
+	for _, t := range mqDeadlineTunables {
 		all = append(all, documentedTunable{"iosched/" + t.name, "mq-deadline", t.tunableInfo})
+	}
+	for _, t := range deadlineTunables {
+		all = append(all, documentedTunable{"iosched/" + t.name, deadlineNoprioName, t.tunableInfo})
 	}
 	for _, t := range linusTunables {
 		all = append(all, documentedTunable{"iosched/" + t.name, linusName, t.tunableInfo})
@@ -98,7 +101,7 @@ func TestTunablesDocumented(t *testing.T) {
 // TestTunableDefaultsAreTheDefaults: a new queue with each scheduler reads
 // back every tunable's documented default.
 func TestTunableDefaultsAreTheDefaults(t *testing.T) {
-	for _, sched := range []string{"none", "mq-deadline", linusName} {
+	for _, sched := range []string{"none", "mq-deadline", deadlineNoprioName, linusName} {
 		h := newHarness(t, 1, Config{Scheduler: sched})
 		for _, tu := range allTunables() {
 			if tu.scheduler != "" && tu.scheduler != sched {

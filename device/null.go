@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/internal/qlimits"
 )
 
 // poster is a clock that can run a function on its event loop at the
@@ -125,3 +126,16 @@ func (n *Null) Close() error {
 	n.wg.Wait()
 	return nil
 }
+
+// nullLimits are the null device's limits as /sys/block/<dev>/queue/
+// shows them, after Linux's null_blk with its defaults: not rotational,
+// 512-byte blocks, no write cache (write_cache "write through", so the
+// queue ends a flush at once without sending it), no FUA. Unlike
+// null_blk's default it takes discards, of any size.
+var nullLimits = qlimits.Limits{Rotational: false, LogicalBlockSize: 512, PhysicalBlockSize: 512, MaxHWSectorsKB: 32767,
+	MaxSegments: qlimits.DefaultMaxSegments, MaxSegmentSize: qlimits.DefaultMaxSegmentSize,
+	MaxDiscardSegments: 1, DiscardMaxBytes: qlimits.MaxDiscardBytes, WriteCache: false, FUA: false}
+
+// QueueLimit returns the device's limit name as /sys/block/<dev>/queue/name
+// shows it (see nullLimits), for the request queue.
+func (n *Null) QueueLimit(name string) (string, bool) { return nullLimits.Value(name) }

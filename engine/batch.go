@@ -50,14 +50,15 @@ const aioPlugThreshold = 2
 // the job waits in.
 type aioState struct {
 	// The engine, fixed when the job is made (setupAIO). batch 0: a replay.
-	batch   int  // units per commit: iodepth_batch_submit after fio's fix-up
-	cmin    int  // iodepth_batch_complete_min
-	cmax    int  // iodepth_batch_complete_max after fio's fix-up
-	commits bool // the engine submits at commit; false: as each unit is queued (posixaio)
-	plugs   bool // the kernel plugs a submit call of more than aioPlugThreshold units
-	ring    int  // libaio's ring of iodepth iocbs, at whose end an io_submit stops (0: none)
-	reapAll bool // a reap takes every completion there is (posixaio, null)
-	polling bool // complete_min and complete_max both 0: reap after every submission
+	batch    int  // units per commit: iodepth_batch_submit after fio's fix-up
+	cmin     int  // iodepth_batch_complete_min
+	cmax     int  // iodepth_batch_complete_max after fio's fix-up
+	commits  bool // the engine submits at commit; false: as each unit is queued (posixaio)
+	plugs    bool // the kernel plugs a submit call of more than aioPlugThreshold units
+	ring     int  // libaio's ring of iodepth iocbs, at whose end an io_submit stops (0: none)
+	reapAll  bool // a reap takes every completion there is (posixaio, null)
+	polling  bool // complete_min and complete_max both 0: reap after every submission
+	unmarked bool // the submit and complete histograms count nothing (the null engine at iodepth=1)
 
 	tail   int       // libaio: the ring slot the next io_submit starts at
 	queued []*ioUnit // queued with the engine, not yet submitted (libaio's ld->queued)
@@ -115,9 +116,12 @@ func (j *job) setupAIO(spec *fio.Job) {
 	case "null":
 		a.reapAll = true
 	}
-	if j.sync || j.depth == 1 && spec.IOEngine == "null" {
+	if j.syncIO {
 		// One I/O per call, completed in it (fio's FIO_SYNCIO).
 		*a = aioState{batch: 1, cmin: 1, cmax: 1, commits: true}
+		// fio's null engine keeps its commit hook, so fio's td_io_queue
+		// counts none of its calls in the submit and complete lines.
+		a.unmarked = spec.IOEngine == "null"
 	}
 }
 
@@ -247,7 +251,9 @@ func (j *job) endCall() {
 	for _, u := range a.inCall[a.callStart:a.callEnd] {
 		u.queued = now
 	}
-	j.st.submitBatch(j.now(), a.callEnd-a.callStart)
+	if !a.unmarked {
+		j.st.submitBatch(j.now(), a.callEnd-a.callStart)
+	}
 	a.callOpen, a.callPlugs = false, false
 }
 
@@ -286,6 +292,7 @@ func (j *job) quiesce() bool {
 // its loop ends (io_u_queued_complete with the whole depth), and finishes
 // it once nothing is left.
 func (j *job) drain() {
+	j.unplugAll()
 	j.submitQueued()
 	if j.main.asleep || j.aio.committing() || j.aio.waiting() {
 		return
@@ -303,7 +310,8 @@ func (j *job) drain() {
 func (j *job) getevents(m int) {
 	a := &j.aio
 	if a.immediate() {
-		return // a replay handles each completion as it comes
+		j.flushPlugs() // a replay handles each completion as it comes, which its plugs must not hold back
+		return
 	}
 	j.submitQueued()
 	if j.main.asleep || a.committing() {
@@ -327,6 +335,10 @@ func (j *job) reapMax() int {
 // replay's, or an fsync's (done in its system call), is handled at once;
 // others wait to be reaped.
 func (j *job) completed(u *ioUnit, err error) {
+	if u.aside != nil {
+		j.asideEnded(u, err) // outside the job's figures (close.go)
+		return
+	}
 	a := &j.aio
 	if a.immediate() || u.sync {
 		if !u.sync {
@@ -399,7 +411,9 @@ func (j *job) reap() {
 	if a.evHead == len(a.events) {
 		a.events, a.evHead = a.events[:0], 0
 	}
-	j.st.completeBatch(j.now(), n)
+	if !a.unmarked {
+		j.st.completeBatch(j.now(), n)
+	}
 	if a.full && j.inflight > j.low && !j.state.stopping() && (j.lat == nil || !j.lat.quiesce) {
 		j.getevents(a.minFull) // wait_for_completions' loop
 		return

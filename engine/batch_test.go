@@ -179,3 +179,82 @@ func TestFioBatchHistograms(t *testing.T) {
 		})
 	}
 }
+
+// TestFioNullEngineSyncAtDepth1: fio 3.33's null engine at iodepth=1 is
+// a synchronous engine (FIO_SYNCIO, engines/null.c): it records no slat
+// (JSON slat_ns N=0, an empty slat log) and, keeping its commit hook,
+// counts no call in the submit and complete lines (all 0.0%); at
+// iodepth=8 it is asynchronous and records a slat for each I/O. blkq's
+// null engine does the same as Debian's fio, job for job.
+func TestFioNullEngineSyncAtDepth1(t *testing.T) {
+	bin := needFio(t)
+	type lat struct {
+		N int64 `json:"N"`
+	}
+	type doc struct {
+		Jobs []struct {
+			Read struct {
+				Slat lat `json:"slat_ns"`
+				Clat lat `json:"clat_ns"`
+			} `json:"read"`
+			Submit   map[string]float64 `json:"iodepth_submit"`
+			Complete map[string]float64 `json:"iodepth_complete"`
+		} `json:"jobs"`
+	}
+	for _, depth := range []int{1, 8} {
+		t.Run(fmt.Sprint("iodepth=", depth), func(t *testing.T) {
+			dir := t.TempDir()
+			body := fmt.Sprintf("rw=randread\nbs=4k\nsize=4m\nioengine=null\niodepth=%d\n", depth)
+			var docs [2]doc
+			var slatLog [2]int64
+			for i, who := range []string{"fio", "blkq"} {
+				job := fmt.Sprintf("[n]\nwrite_lat_log=%s\n%s", filepath.Join(dir, who), body)
+				var out []byte
+				if who == "fio" {
+					path := filepath.Join(dir, "j.fio")
+					if err := os.WriteFile(path, []byte(job), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					cmd := exec.Command(bin, "--output-format=json", path)
+					cmd.Dir = dir
+					o, err := cmd.Output()
+					if err != nil {
+						t.Fatalf("fio: %v\n%s", err, o)
+					}
+					out = o
+				} else {
+					var buf strings.Builder
+					if err := report.WriteJSON(&buf, run(t, job, Options{Device: "null"}).Run); err != nil {
+						t.Fatal(err)
+					}
+					out = []byte(buf.String())
+				}
+				if err := json.Unmarshal(out, &docs[i]); err != nil || len(docs[i].Jobs) != 1 {
+					t.Fatalf("%s's JSON: %v", who, err)
+				}
+				fi, err := os.Stat(filepath.Join(dir, who+"_slat.1.log"))
+				if err != nil {
+					t.Fatalf("%s: %v", who, err)
+				}
+				slatLog[i] = fi.Size()
+			}
+			f, b := docs[0].Jobs[0], docs[1].Jobs[0]
+			t.Logf("slat N: fio %d, blkq %d; slat log: fio %d bytes, blkq %d", f.Read.Slat.N, b.Read.Slat.N, slatLog[0], slatLog[1])
+			wantSlat := int64(1024)
+			if depth == 1 {
+				wantSlat = 0
+			}
+			if f.Read.Slat.N != wantSlat || b.Read.Slat.N != wantSlat || b.Read.Clat.N != f.Read.Clat.N {
+				t.Errorf("slat N: fio %d, blkq %d; clat N: fio %d, blkq %d; want slat N %d", f.Read.Slat.N, b.Read.Slat.N, f.Read.Clat.N, b.Read.Clat.N, wantSlat)
+			}
+			if (slatLog[0] == 0) != (depth == 1) || (slatLog[1] == 0) != (depth == 1) {
+				t.Errorf("slat log: fio %d bytes, blkq %d; want empty only at iodepth=1", slatLog[0], slatLog[1])
+			}
+			if depth == 1 {
+				if fmt.Sprint(f.Submit, f.Complete) != fmt.Sprint(b.Submit, b.Complete) {
+					t.Errorf("submit, complete: fio %v %v, blkq %v %v", f.Submit, f.Complete, b.Submit, b.Complete)
+				}
+			}
+		})
+	}
+}

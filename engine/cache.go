@@ -133,6 +133,8 @@ func (p *cachePath) submit(u *ioUnit) bool {
 		// keeping fills of the range out until the device is done (as
 		// BLKDISCARD does), so no old data comes back.
 		p.c.StartDiscard(p.cl, off, n, func(err error) { p.ended(u, err) })
+	case d == nil && u.bio.Op == blkq.OpWrite && p.j.osync():
+		p.c.StartWriteN(p.cl, n, off, p.osyncDone(off, p.call(u).donef)) // sync= (osync.go)
 	case d == nil && u.bio.Op == blkq.OpWrite:
 		p.c.StartWriteN(p.cl, n, off, p.call(u).donef)
 	case d == nil:
@@ -171,7 +173,11 @@ func (cc *cacheCall) start(buf []byte) {
 	off := int64(u.bio.Sector) << blkq.SectorShift
 	if u.bio.Op == blkq.OpWrite {
 		p.j.fillWrite(buf, off, u)
-		p.c.StartWrite(p.cl, buf, off, cc.donef)
+		done := cc.donef
+		if p.j.osync() {
+			done = p.osyncDone(off, done) // sync= (osync.go)
+		}
+		p.c.StartWrite(p.cl, buf, off, done)
 	} else {
 		p.c.StartRead(p.cl, buf, off, cc.donef)
 	}
@@ -198,6 +204,9 @@ func (cc *cacheCall) done(_ int, err error) {
 func (p *cachePath) sync(u *ioUnit) bool {
 	u.queued = p.j.now()
 	files := p.files
+	if f := u.syncOne; f != nil {
+		files = []*bcache.File{p.j.r.files[f.fileBase]} // one file's (close.go); nil for a whole device: all
+	}
 	if len(files) == 0 {
 		files = []*bcache.File{nil}
 	}

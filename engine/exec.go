@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blkq-dev/blkq"
@@ -53,6 +54,7 @@ type realExec struct {
 	mu      sync.Mutex
 	queue   []func()
 	spare   []func()
+	idle    []func()      // to run once the queue is empty (whenIdle)
 	signal  chan struct{} // capacity 1: "the queue is not empty"
 	done    chan struct{}
 	stopped sync.Once
@@ -64,8 +66,34 @@ func newRealExec() *realExec {
 
 func (r *realExec) Now() blkq.Time { return r.clk.Now() }
 
+// AfterFunc runs f on the executor after d. With d <= 0 it is Do, so
+// that f keeps its place after what is already queued (a wake-up with no
+// latency comes after the completion that caused it) rather than racing
+// a timer goroutine.
 func (r *realExec) AfterFunc(d time.Duration, f func()) func() bool {
+	if d <= 0 {
+		var stopped atomic.Bool
+		r.Do(func() {
+			if stopped.CompareAndSwap(false, true) {
+				f()
+			}
+		})
+		return func() bool { return stopped.CompareAndSwap(false, true) }
+	}
 	return time.AfterFunc(d, func() { r.Do(f) }).Stop
+}
+
+// whenIdle runs f on the executor once nothing is queued: every callback
+// queued before it, and every callback those queue in turn, has run.
+// Called on the executor.
+func (r *realExec) whenIdle(f func()) {
+	r.mu.Lock()
+	r.idle = append(r.idle, f)
+	r.mu.Unlock()
+	select {
+	case r.signal <- struct{}{}:
+	default:
+	}
 }
 
 func (r *realExec) Do(f func()) {
@@ -93,10 +121,14 @@ func (r *realExec) Run() {
 			r.mu.Lock()
 			batch := r.queue
 			if len(batch) == 0 {
-				r.mu.Unlock()
-				break
+				if len(r.idle) == 0 {
+					r.mu.Unlock()
+					break
+				}
+				batch, r.idle = r.idle, nil
+			} else {
+				r.queue, r.spare = r.spare[:0], nil // spare's array now belongs to queue
 			}
-			r.queue, r.spare = r.spare[:0], nil // spare's array now belongs to queue
 			r.mu.Unlock()
 			for i, f := range batch {
 				f()

@@ -25,3 +25,14 @@ func (d *failingDevice) Attach(complete func(rq *blkq.Request, err error)) {
 		complete(rq, err)
 	})
 }
+
+// QueueLimit passes on the wrapped device's limits (its write cache and
+// FUA decide how the queue sends it flushes), if it states any.
+func (d *failingDevice) QueueLimit(name string) (string, bool) {
+	if l, ok := d.Device.(interface {
+		QueueLimit(string) (string, bool)
+	}); ok {
+		return l.QueueLimit(name)
+	}
+	return "", false
+}

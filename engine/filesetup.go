@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/blkq-dev/blkq/bcache"
 	"github.com/blkq-dev/blkq/device"
+	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // Setting a job's files up, as fio 3.33 does (filesetup.c, backend.c read
@@ -33,11 +35,62 @@ import (
 //     keeps them, without waiting for them. fio opens its files
 //     again at each loop and before its verify pass, and invalidates them
 //     again there: blkq does so only when the job starts.
+//   - sizes: fio takes an existing file's size (a regular file's, or a
+//     block device's end) when a job gives no size, and its size= and
+//     offset= percentages of it. On a file: device, whose files are
+//     real, blkq does the same (existingSize): a job's file that exists
+//     on the host is an extent of that size, or larger if the job's
+//     size= asks more, as fio extends the file. On simulated and null
+//     devices the host's files are not blkq's disk and are not looked at
+//     (a run there depends on nothing but its inputs): such a job needs
+//     size= or filesize=. fio's null engine does not look either.
 //   - fill_device: ENOSPC (or EDQUOT) ends the job without an error (its
 //     io_u error line is still printed, as fio prints it). A fill job's
 //     file without a size runs to the device's end (layout.go): on a
 //     simulated device its capacity, on a file as far as the file system
 //     has room for, on a block device its end.
+
+// existingSize is the size fio would find for file name of a job on
+// spec's engine: on a file: device, a regular file's size or a block
+// device's, 0 when it is missing (or on other devices, or the null
+// engine, or a /dev/ name, which is the whole of blkq's device).
+func (r *runner) existingSize(spec *fio.Job, name string) int64 {
+	if !strings.HasPrefix(r.opt.Device, "file:") || spec.IOEngine == "null" || isDeviceName(name) {
+		return 0
+	}
+	fi, err := os.Stat(name)
+	if err != nil {
+		return 0
+	}
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		return fi.Size()
+	case m&os.ModeDevice != 0 && m&os.ModeCharDevice == 0:
+		f, err := os.Open(name)
+		if err != nil {
+			return 0
+		}
+		defer f.Close()
+		n, err := f.Seek(0, io.SeekEnd)
+		if err != nil {
+			return 0
+		}
+		return n
+	}
+	return 0
+}
+
+// noSizeHint says, after a job's "has no size" error, why an existing
+// file's size was not taken.
+func (r *runner) noSizeHint(spec *fio.Job) string {
+	switch {
+	case spec.IOEngine == "null":
+		return " (fio's null engine needs a size too)"
+	case !strings.HasPrefix(r.opt.Device, "file:"):
+		return " (on a simulated or null device blkq does not take an existing file's size, as fio would: only on a file: device)"
+	}
+	return ""
+}
 
 // filled reports whether err ends j as a full device ends a fill_device
 // job: without an error.
@@ -115,7 +168,7 @@ func (r *runner) allocate(before int64) []string {
 // openFiles does what fio does as j opens its files (invalidate), then
 // calls then: at once, or on the executor once the page cache is done.
 func (j *job) openFiles(then func()) {
-	if !j.spec.Files.Invalidate || j.gen == nil {
+	if !j.spec.Files.Invalidate || j.spec.Files.PreRead || j.gen == nil { // fio: pre_read turns invalidate off
 		then()
 		return
 	}

@@ -239,3 +239,179 @@ func TestFioPoissonArrivals(t *testing.T) {
 		t.Errorf("linear pacing: CV %.3f, want under 0.01", cv)
 	}
 }
+
+// TestFioStridedZones: zonemode=strided goes round its zones until the
+// job has done its size, as fio does: with zonesize=1m zoneskip=8m over
+// 64 MiB fio reads the zones at 0, 9, ..., 63 MiB eight times over (1024
+// reads of 64 KiB), and blkq (libaio on the simulated disk) issues the
+// same offsets in the same order; a block size that does not divide the
+// zone, an offset, loops and writes too. Random I/O draws within the
+// zone: each zone's turn reads each of its blocks once, zone after zone
+// in fio's order.
+func TestFioStridedZones(t *testing.T) {
+	for _, body := range []string{
+		"rw=read\nbs=64k\nzonemode=strided\nzonesize=1m\nzoneskip=8m\nsize=64m",
+		"rw=read\nbs=48k\nzonemode=strided\nzonesize=100k\nzoneskip=28k\nsize=1m",
+		"rw=write\nbs=4k\nzonemode=strided\nzonesize=64k\nzoneskip=192k\nsize=1m\noffset=256k",
+		"rw=read\nbs=16k\nzonemode=strided\nzonesize=128k\nzoneskip=128k\nsize=1m\nloops=2",
+		"rw=read\nbs=64k\nzonemode=strided\nzonesize=1m\nzoneskip=8m\nsize=64m\nio_size=16m",
+	} {
+		t.Run(body, func(t *testing.T) {
+			want, _ := fioIOs(t, "null", body, 0)
+			got := blkqIOs(t, "sim:hdd", body, 1)
+			if len(want) == 0 {
+				t.Fatal("fio issued nothing")
+			}
+			if !sameOffsets(got, want) {
+				t.Errorf("blkq issued %d I/Os %s, fio %d %s", len(got), sketch(got), len(want), sketch(want))
+			}
+		})
+	}
+	const body = "rw=randread\nbs=64k\nzonemode=strided\nzonesize=1m\nzoneskip=8m\nsize=64m"
+	want, _ := fioIOs(t, "null", body, 0)
+	got := blkqIOs(t, "sim:hdd", body, 1)
+	if len(got) != len(want) || len(want) != 1024 {
+		t.Fatalf("randread: blkq issued %d I/Os, fio %d; want 1024", len(got), len(want))
+	}
+	// Each turn of 16 reads is one zone's 16 blocks, each once.
+	zones := func(ios []ioRec) []int64 {
+		var out []int64
+		for i := 0; i < len(ios); i += 16 {
+			z := ios[i].off >> 20
+			seen := map[int64]bool{}
+			for _, io := range ios[i : i+16] {
+				if io.off>>20 != z || seen[io.off] {
+					t.Fatalf("turn %d: read at %d is not a fresh block of zone %d MiB", i/16, io.off, z)
+				}
+				seen[io.off] = true
+			}
+			out = append(out, z)
+		}
+		return out
+	}
+	if f, b := zones(want), zones(got); !slices.Equal(f, b) {
+		t.Errorf("randread zones: blkq %v, fio %v", b, f)
+	}
+}
+
+// TestFioValuesAsFio: values that fio 3.33 reads in its own way run as
+// fio runs them. A size is the number and its unit, whatever follows
+// (bs=4k- and bs=4k-8k are 4 KiB, bs=1024.7 is 1 KiB, number_ios=100x is
+// 100): the same offsets as fio's. bssplit's shares may add up to more than 100 (4k/50:8k/60 is
+// half and half), are looked up smallest first (4k/60:8k/20 gives 8 KiB
+// 20%), a share of 0 takes the rest (4k/0:8k/50), an empty entry ends
+// the list, and the one entry without a share beside shares over 100
+// takes every I/O: each block size's share of the I/O within 2 points of
+// fio's. random_distribution=zipf:0 is a uniform draw without the random
+// map (about 1 - 1/e of the blocks touched by as many draws), and zipf
+// and pareto without a parameter take fio's defaults (1.1 and 0.2: the
+// hottest block's share within 10% of fio's).
+func TestFioValuesAsFio(t *testing.T) {
+	for _, body := range []string{
+		"rw=read\nsize=1m\nbs=4k-",
+		"rw=read\nsize=1m\nbs=4k-8k,16k",
+		"rw=write\nsize=1m\nbs=8kx\nnumber_ios=100x",
+		"rw=read\nsize=1m\nbs=1024.7",
+	} {
+		t.Run(body, func(t *testing.T) {
+			want, _ := fioIOs(t, "null", body, 0)
+			got := blkqIOs(t, "null", body, 1)
+			if len(want) == 0 || !sameOffsets(got, want) {
+				t.Errorf("blkq issued %d I/Os %s, fio %d %s", len(got), sketch(got), len(want), sketch(want))
+			}
+		})
+	}
+	bsShares := func(ios []ioRec) map[int64]float64 {
+		m := map[int64]float64{}
+		for _, io := range ios {
+			m[io.n] += 1 / float64(len(ios))
+		}
+		return m
+	}
+	for _, split := range []string{"4k/50:8k/60", "4k/60:8k/20", "4k/0:8k/50", "4k/50:8k/60:16k", "4k/50::8k/50", "4k/-5:8k/x"} {
+		t.Run("bssplit="+split, func(t *testing.T) {
+			body := "rw=read\nsize=64m\nbssplit=" + split
+			f, b := bsShares(fioIOs0(t, body)), bsShares(blkqIOs(t, "null", body, 1))
+			t.Logf("shares: fio %v, blkq %v", f, b)
+			for bs := range mapsUnion(f, b) {
+				if math.Abs(f[bs]-b[bs]) > 0.02 {
+					t.Errorf("%d-byte I/Os: blkq %.1f%%, fio %.1f%%", bs, 100*b[bs], 100*f[bs])
+				}
+			}
+		})
+	}
+	const n = 4096 // draws over 4096 blocks
+	body := fmt.Sprintf("rw=randread\nsize=16m\nbs=4k\nio_size=%d\nrandom_distribution=zipf:0", n*4096)
+	for name, ios := range map[string][]ioRec{"fio": fioIOs0(t, body), "blkq": blkqIOs(t, "null", body, 1)} {
+		seen := map[int64]bool{}
+		for _, io := range ios {
+			seen[io.off] = true
+		}
+		got, want := float64(len(seen))/n, 1-1/math.E
+		t.Logf("zipf:0: %s touched %.1f%% of the blocks", name, 100*got)
+		if len(ios) != n || math.Abs(got-want) > 0.02 {
+			t.Errorf("zipf:0: %s did %d I/Os touching %.1f%% of the blocks; want %d touching %.1f%% (uniform, no random map)", name, len(ios), 100*got, n, 100*want)
+		}
+	}
+	for _, dist := range []string{"zipf", "pareto"} {
+		body := fmt.Sprintf("rw=randread\nsize=16m\nbs=4k\nio_size=%d\nrandom_distribution=%s", 100000*4096, dist)
+		f, b := hottest(fioIOs0(t, body), 1), hottest(blkqIOs(t, "null", body, 3), 1)
+		t.Logf("%s: hottest block fio %.2f%%, blkq %.2f%%", dist, 100*f, 100*b)
+		if math.Abs(b-f) > 0.10*f {
+			t.Errorf("%s without a parameter: hottest block %.2f%% in blkq, %.2f%% in fio", dist, 100*b, 100*f)
+		}
+	}
+}
+
+// fioIOs0 is fioIOs on fio's null engine with no file laid out.
+func fioIOs0(t *testing.T, body string) []ioRec {
+	t.Helper()
+	ios, _ := fioIOs(t, "null", body, 0)
+	return ios
+}
+
+func mapsUnion(a, b map[int64]float64) map[int64]bool {
+	out := map[int64]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
+// TestFioNullEngineFileEnd: fio 3.33's null engine gives a file no end
+// unless size= gives it one, so without size= a pass ends only at the
+// region's end: filesize=30k bs=4k reads 8 blocks (the last at 28672,
+// running 2 KiB past the region; on a file fio and blkq read 7), and a
+// hole never wraps (rw=read:4k reads each block once); with size= the
+// file ends where size= says, as on a file. blkq's null engine issues
+// fio's offsets in each case.
+func TestFioNullEngineFileEnd(t *testing.T) {
+	for _, body := range []string{
+		"rw=read\nfilesize=30k\nbs=4k",
+		"rw=write\nfilesize=30k\nbs=4k",
+		"rw=read:4k\nfilesize=30k\nbs=4k",
+		"rw=read:4k\nfilesize=1m\nbs=4k",
+		"rw=read\nsize=30k\nbs=4k",
+		"rw=read:4k\nsize=1m\nbs=4k",
+		"rw=read\nfilesize=30k\nbs=4k\nloops=2",
+		"rw=randread\nfilesize=30k\nbs=4k",
+	} {
+		t.Run(body, func(t *testing.T) {
+			want, _ := fioIOs(t, "null", body, 0)
+			got := blkqIOs(t, "null", "ioengine=null\n"+body, 1)
+			if len(want) == 0 {
+				t.Fatal("fio issued nothing")
+			}
+			if strings.Contains(body, "randread") {
+				slices.SortFunc(want, func(a, b ioRec) int { return int(a.off - b.off) })
+				slices.SortFunc(got, func(a, b ioRec) int { return int(a.off - b.off) })
+			}
+			if !sameOffsets(got, want) {
+				t.Errorf("blkq issued %d I/Os %s, fio %d %s", len(got), sketch(got), len(want), sketch(want))
+			}
+		})
+	}
+}

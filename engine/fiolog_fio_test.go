@@ -123,7 +123,7 @@ func near(a, b, frac float64) bool { return a >= b*(1-frac) && a <= b*(1+frac) }
 // averages within 5 %) and are latencies elsewhere; fio's fio2gnuplot
 // averages blkq's bandwidth log as it averages fio's. The slat log is
 // left out: fio's null engine at iodepth=1 is a sync engine and writes it
-// empty, where blkq's null engine has a submission latency.
+// empty, as blkq's does (TestFioNullEngineSyncAtDepth1).
 func TestFiologparserReadsBlkqLogs(t *testing.T) {
 	// Every tool first, so that CI=true fails at once on a missing one.
 	needOutside(t, "fio")
@@ -304,8 +304,12 @@ func TestBlkqReplaysFioIolog(t *testing.T) {
 
 // TestHistLogAgainstFio: blkq's clat histogram log has fio 3.33's shape
 // for the same job: as many lines, at the same times (within timeSlack),
-// with the same number of columns and about the same count of completions
-// on each line.
+// with the same number of columns, directions and block sizes, and the
+// same completions in all. Each of blkq's lines holds the completions of
+// its interval at 200 IOPS, one per 5 ms, to within the one or two at
+// its edges (sim:ssd's clock is virtual); fio's
+// run on the wall clock, whose rate limiter catches up in bursts on a
+// loaded machine (81 then 119 seen), so only its total is compared.
 func TestHistLogAgainstFio(t *testing.T) {
 	const job = "[j]\nioengine=null\nrw=randread\nbs=4k\nsize=64m\nrate_iops=200\ntime_based\nruntime=2s\nwrite_hist_log=%s/j\nlog_hist_msec=500\nlog_hist_coarseness=2\n"
 	fdir, bdir := t.TempDir(), t.TempDir()
@@ -322,10 +326,17 @@ func TestHistLogAgainstFio(t *testing.T) {
 		}
 		return n
 	}
+	var fioAll, blkqAll, prev int64
 	for i := range min(len(fl), len(bl)) {
 		f, b := fl[i], bl[i]
-		if d := f.f[0] - b.f[0]; d < -timeSlack || d > timeSlack || f.f[1] != b.f[1] || f.f[2] != b.f[2] || !near(float64(sum(b)), float64(sum(f)), 0.1) {
-			t.Errorf("line %d: blkq time %d dir %d bs %d count %d; fio %d %d %d %d", i+1, b.f[0], b.f[1], b.f[2], sum(b), f.f[0], f.f[1], f.f[2], sum(f))
+		fioAll, blkqAll = fioAll+sum(f), blkqAll+sum(b)
+		want := (b.f[0] - prev) / 5
+		prev = b.f[0]
+		if d := f.f[0] - b.f[0]; d < -timeSlack || d > timeSlack || f.f[1] != b.f[1] || f.f[2] != b.f[2] || sum(b) < want-2 || sum(b) > want+2 {
+			t.Errorf("line %d: blkq time %d dir %d bs %d count %d (want %d±2); fio %d %d %d %d", i+1, b.f[0], b.f[1], b.f[2], sum(b), want, f.f[0], f.f[1], f.f[2], sum(f))
 		}
+	}
+	if !near(float64(blkqAll), float64(fioAll), 0.05) {
+		t.Errorf("completions on the lines both logs have: blkq %d, fio %d", blkqAll, fioAll)
 	}
 }

@@ -100,7 +100,7 @@ func TestRandMap(t *testing.T) {
 func genIOs(t *testing.T, body string, size int64, limit int) []ioRec {
 	t.Helper()
 	jf := parse(t, "[j]\n"+body+"\n")
-	f := &fileRegion{size: size, fileSize: size}
+	f := &fileRegion{size: size, fileSize: size, end: size}
 	g := newGenerator(jf.Jobs[0], rand.New(rand.NewPCG(1, 2)), []*fileRegion{f})
 	var ios []ioRec
 	for len(ios) < limit {

@@ -32,6 +32,10 @@ type job struct {
 	prio   prioState    // each I/O's priority (prio.go)
 	wdata  *writeData   // what its writes hold on a file (bufdata.go), nil for the data check's pattern
 	sync   bool         // one I/O at a time (psync and friends)
+	// syncIO is fio's FIO_SYNCIO: each I/O done in its submission, with
+	// no slat; the sync engines, and the null engine at iodepth=1, which
+	// fio 3.33 makes synchronous (engines/null.c).
+	syncIO bool
 	depth  int
 	low    int // iodepth_low: a full queue reaps down to this before refilling
 	state  jobState
@@ -47,7 +51,20 @@ type job struct {
 	index   int    // position in the run
 	segment int    // stonewall segment: jobs between two stonewalls, for exit_what
 
-	filesOpen bool // its files are open: invalidated, as fio does when it opens them (filesetup.go)
+	filesOpen bool     // its files are open: invalidated, as fio does when it opens them (filesetup.go)
+	names     []string // its files' names, in the order of gen.files (filenames.go)
+
+	schedSwitched bool // ioscheduler= done (iosched.go)
+	preReadDone   bool // pre_read done (preread.go)
+
+	// The fsyncs of a pass's end and of closing files, and the I/O aside
+	// from the job's figures (close.go).
+	endSyncs    []*fileRegion // pass-end fsyncs still to issue, one per file
+	closeSyncs  []*fileRegion // fsync_on_close's close fsyncs still to issue
+	closeHeld   nextIO        // the I/O that waits for them
+	hasHeld     bool
+	asideBusy   int  // I/Os aside in flight
+	lastWasSync bool // the last I/O to complete was an fsync (fio's last_was_sync)
 
 	inflight            int // units taken and not yet reaped (fio's cur_depth)
 	start, end, rampEnd blkq.Time
@@ -83,6 +100,7 @@ type submitter struct {
 	asleep  bool      // its last submission slept for a request
 	parked  *ioUnit   // the unit whose submission slept
 	waiting []*ioUnit // I/Os that came while it slept (a replay's arrivals), in order
+	plugged bool      // a replay's task between a trace's PlugFirst and PlugLast (replayplug.go)
 }
 
 // submitters returns the job's tasks.
@@ -111,6 +129,11 @@ type ioUnit struct {
 	verr   error         // its verify read's bad block, found where it completed
 	err    error         // how it completed, while it waits to be reaped
 	flight int           // its slot among the units in flight (serialize_overlap)
+	// syncOne is the file an fsync is for (nil: all the job's files).
+	syncOne *fileRegion
+	// aside, if set, makes the unit an I/O outside the job's figures and
+	// is called with its outcome (close.go).
+	aside func(error)
 }
 
 func (j *job) now() blkq.Time { return j.r.exec.Now() }
@@ -121,9 +144,18 @@ func (j *job) begin() {
 	if j.state.ended() {
 		return // cancelled by exitall before it started
 	}
+	j.switchScheduler() // before its files, as fio does (iosched.go)
+	if j.gen != nil && j.gen.fs.onClose == nil {
+		j.gen.fs.onClose = j.fileClosed // fsync_on_close (close.go)
+	}
 	if !j.filesOpen {
 		j.filesOpen = true
 		j.openFiles(j.begin) // invalidate (filesetup.go)
+		return
+	}
+	if j.spec.Files.PreRead && !j.preReadDone && j.gen != nil {
+		j.preReadDone = true
+		j.preRead(j.begin) // preread.go
 		return
 	}
 	j.state.begin()
@@ -139,6 +171,9 @@ func (j *job) begin() {
 	}
 	j.src.begin()
 	j.ssBegin()
+	if j.spec.Files.CreateOnly || j.err != nil {
+		j.state.stop() // create_only, or pre_read failed (preread.go)
+	}
 	j.pump()
 }
 
@@ -242,6 +277,15 @@ func (j *job) loop() {
 			j.drain()
 			return
 		}
+		if j.closeSyncPending() {
+			return // fsync_on_close's fsyncs come before the next I/O (close.go)
+		}
+		if len(j.endSyncs) > 0 {
+			if !j.quiesce() {
+				j.issueEndSync() // a pass's end: each file's fsync, in turn
+			}
+			return
+		}
 		if j.lat != nil {
 			j.latCheck()
 			if j.lat.quiesce {
@@ -270,7 +314,7 @@ func (j *job) loop() {
 		}
 		if j.state.syncDue() {
 			if !j.quiesce() && j.flowLets() {
-				j.issueSync(false) // fsync waits for the writes before it
+				j.issueSync(false, nil) // fsync waits for the writes before it
 				j.flow.granted = false
 			}
 			return
@@ -280,6 +324,9 @@ func (j *job) loop() {
 			return
 		}
 		io, held := j.overlapHeld()
+		if !held && j.hasHeld {
+			io, held, j.hasHeld = j.closeHeld, true, false // it waited for close fsyncs
+		}
 		if !held {
 			if j.limitReached() && !j.verifyPending() {
 				j.drain()
@@ -291,8 +338,8 @@ func (j *job) loop() {
 			var st srcStatus
 			io, st = j.src.next()
 			if st == srcWait {
-				if j.state.paused() {
-					continue // a rate limit: quiesce, then sleep
+				if j.state.paused() || len(j.endSyncs) > 0 {
+					continue // a rate limit: quiesce, then sleep; or a pass's end: its fsyncs
 				}
 				return // a trace's time or a sleeping task holds it back: a timer or a wake-up pumps
 			}
@@ -308,6 +355,10 @@ func (j *job) loop() {
 			}
 			if st != srcReady {
 				return
+			}
+			if len(j.closeSyncs) > 0 {
+				j.closeHeld, j.hasHeld = io, true // a file closed on the way: its fsync first
+				continue
 			}
 		}
 		if j.overlapBlocks(io) {
@@ -369,12 +420,14 @@ func (j *job) issue(io nextIO) {
 // sleeps for a request, and u is parked until it wakes.
 func (j *job) enqueue(u *ioUnit) bool {
 	s := u.sub
+	j.plugBefore(s, u.rec)
 	if !j.r.q.Enqueue(s.task, &u.bio) {
 		s.asleep = true
 		s.parked = u
 		return false
 	}
 	u.queued = j.now()
+	j.plugAfter(s, u.rec)
 	return true
 }
 
@@ -427,7 +480,7 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 		u.start = j.now()
 		return
 	}
-	b.Op, b.Flags = io.op, 0
+	b.Op, b.Flags = io.op, j.osyncFlags(io.op) // sync= (osync.go)
 	if j.sync && io.op != blkq.OpDiscard {
 		b.Flags |= blkq.FlagSync
 	}
@@ -456,12 +509,13 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 	u.start = j.now()
 }
 
-// issueSync sends an fsync for fsync=N / fdatasync=N / end_fsync (end)
+// issueSync sends an fsync for fsync=N / fdatasync=N, or a pass's end
+// fsync of file f (end: end_fsync, fsync_on_close; always a full fsync),
 // once the job's earlier I/O has completed, through the job's path.
-func (j *job) issueSync(end bool) {
-	j.state.issueSync(end)
+func (j *job) issueSync(end bool, f *fileRegion) {
+	j.state.issueSync(false)
 	u := j.getUnit()
-	u.sync, u.sub, u.rec = true, &j.main, nil
+	u.sync, u.sub, u.rec, u.syncOne = true, &j.main, nil, f
 	u.bio.Op, u.bio.Flags, u.bio.Sector, u.bio.Sectors, u.bio.Buf = blkq.OpFlush, blkq.FlagSync, 0, 0, nil
 	u.start = j.now()
 	j.st.logIssue(u, u.start, !end && j.spec.Fdatasync > 0)
@@ -482,11 +536,17 @@ func (j *job) wake(s *submitter, resume func() bool) {
 		if u := s.parked; u != nil {
 			s.parked = nil
 			u.queued = j.now()
+			if r := u.rec; r != nil && r.PlugLast {
+				j.unplug(s) // (a sleep's flush, PlugSlept, it had)
+			}
 		}
 		for len(s.waiting) > 0 && !s.asleep {
 			u := s.waiting[0]
 			s.waiting = s.waiting[1:]
 			j.enqueue(u)
+		}
+		if !s.asleep && j.state.stopping() {
+			j.unplug(s)
 		}
 		if s == &j.main && j.aio.committing() && j.cpu == nil {
 			j.submitCalls() // the rest of the commit it slept in (under the CPU model, pump's steps go on with it)
@@ -520,6 +580,7 @@ func (j *job) done(u *ioUnit, err error) {
 		if j.lat != nil {
 			j.latCompleted(u, now, now >= j.rampEnd)
 		}
+		j.maxLatencyCheck(u, now)
 		if j.r.data != nil {
 			switch u.bio.Op {
 			case blkq.OpWrite:
@@ -544,15 +605,16 @@ func (j *job) done(u *ioUnit, err error) {
 			j.r.data.abandoned(u)
 		}
 	}
+	j.lastWasSync = u.sync
 	j.verifyDone(u, err)
-	u.err = nil
+	u.err, u.syncOne = nil, nil
 	j.free = append(j.free, u)
 	j.thinkCompleted()
 }
 
 // maybeFinish ends the job when it has nothing more to do.
 func (j *job) maybeFinish() {
-	if j.state.ended() || j.inflight > 0 || j.main.asleep || j.state.syncBusy() {
+	if j.state.ended() || j.inflight > 0 || j.main.asleep || j.state.syncBusy() || j.asideBusy > 0 {
 		return
 	}
 	if !j.state.stopping() && (!j.limitReached() || j.verifyPending()) && !j.state.syncDue() {
@@ -561,13 +623,23 @@ func (j *job) maybeFinish() {
 	if j.state.pause == pauseTimer && !j.state.stopping() {
 		return
 	}
-	if j.spec.EndFsync && !j.state.endSynced && j.err == nil && j.st.wrote() {
-		j.issueSync(true)
+	if !j.state.endSynced {
+		j.state.endSyncsQueued()
+		j.queueEndSyncs() // end_fsync, fsync_on_close (close.go)
+	}
+	if len(j.endSyncs) > 0 {
+		j.issueEndSync()
 		return
 	}
 	j.state.finish()
 	j.end = j.now()
+	if v := j.vfy; v != nil && v.writes && j.spec.Verification.DoVerify && !v.verifying {
+		j.st.phase(j.end, true) // fio verifies after its I/O loop, with nothing left to read back
+	}
 	j.st.finish(j.end)
+	if j.spec.Files.Unlink {
+		j.unlinkFiles() // unlink.go
+	}
 	j.saveVerifyState()
 	j.r.jobFinished(j)
 }

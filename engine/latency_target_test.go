@@ -96,3 +96,17 @@ func TestNoLatencyTargetReportsTheDepth(t *testing.T) {
 		t.Errorf("latency target %+v, want depth 6, percentile 50", lt)
 	}
 }
+
+// TestConfiguredDepthReported: a sync engine runs one I/O at a time
+// whatever iodepth says, but fio's header line ("iodepth=4") and JSON
+// latency_depth report the configured depth, and so does blkq's report.
+func TestConfiguredDepthReported(t *testing.T) {
+	res := runBlkq(t, "[x]\nioengine=psync\nrw=randread\nsize=64k\niodepth=4\n", "sim:ssd")
+	js := res.Run.Jobs[0]
+	if js.IODepth != 4 || js.LatencyTarget == nil || js.LatencyTarget.Depth != 4 {
+		t.Errorf("iodepth %d, latency depth %+v: want the configured 4", js.IODepth, js.LatencyTarget)
+	}
+	if n := js.IODepthHist[report.DepthBucket(1)]; n != js.Read.IOs {
+		t.Errorf("%d of %d reads submitted at depth 1: a sync engine keeps one in flight", n, js.Read.IOs)
+	}
+}

@@ -185,6 +185,14 @@ func (r *runner) openStats() {
 		js := &report.JobStats{}
 		j.st = newJobStats(js)
 		j.st.cpu = cpu
+		if _, fioSrc := j.src.(*fioSource); fioSrc || j.vfy != nil {
+			rw := j.spec.RW
+			j.st.mode = [3]bool{rw.Reads(), rw.Writes(), rw.Trims()}
+		}
+		if j.spec != nil {
+			st := j.spec.Stats
+			j.st.off = statsOff{lat: st.DisableLat, clat: st.DisableClat, slat: st.DisableSlat, bw: st.DisableBW}
+		}
 		if j.gen != nil {
 			j.prio = newPrioState(j, j.prio.rng)
 		}

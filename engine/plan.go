@@ -54,6 +54,7 @@ func (r *runner) plan() (*layout, error) {
 			j.newSubmitter(&j.main, j.pid, j.name)
 			r.joinFlow(j)
 			j.sync = spec.IsSync()
+			j.syncIO = j.sync || spec.IOEngine == "null" && spec.IODepth <= 1
 			j.depth = max(spec.IODepth, 1)
 			if j.sync || bufferedLibaio(spec) {
 				j.depth = 1
@@ -65,7 +66,7 @@ func (r *runner) plan() (*layout, error) {
 			if err := checkBlockSizes(r.jf.Path, spec); err != nil {
 				return nil, err
 			}
-			names := r.fileNames(spec, c)
+			names := r.cloneFiles(spec, c, r.fileNames(spec, c))
 			replay, err := r.planIologReplay(j)
 			if err != nil {
 				return nil, err
@@ -73,13 +74,23 @@ func (r *runner) plan() (*layout, error) {
 			if replay != nil {
 				names = replay.names // read_iolog: the iolog's files (iologreplay.go)
 			}
+			j.names = names
 			var rs []region
 			for _, n := range names {
 				known := r.capSize(spec.FileSize[1])
 				if replay != nil {
 					known = max(known, replay.ends[n])
 				}
-				off, size := r.resolve(spec, c, len(names), known)
+				var host int64 // an existing file's size, without filesize= (filesetup.go)
+				if known == 0 && replay == nil {
+					host = r.capSize(r.existingSize(spec, n))
+				}
+				off, size := r.resolve(spec, c, len(names), max(known, host))
+				if host > 0 && spec.Size > 0 {
+					// An absolute size= may ask more than the file has:
+					// fio extends the file.
+					_, size = r.resolve(spec, c, len(names), 0)
+				}
 				if off > math.MaxInt64-max(size, r.capSize(spec.IOSize)) {
 					return nil, fmt.Errorf("%s:%d: job %q: offset=%d plus the job's %d bytes ends past byte 2^63", r.jf.Path, spec.Line, spec.Name, off, max(size, r.capSize(spec.IOSize)))
 				}
@@ -91,6 +102,8 @@ func (r *runner) plan() (*layout, error) {
 					lay.need(n, satmath.Add(off, max(size, r.capSize(spec.IOSize))))
 				case known > 0:
 					lay.need(n, known)
+				case host > 0:
+					lay.need(n, max(host, satmath.Add(off, size)))
 				case size == 0 && spec.Files.FillDevice:
 					if err := lay.needFill(n, off); err != nil {
 						return nil, fmt.Errorf("%s:%d: job %q: %w", r.jf.Path, spec.Line, spec.Name, err)
@@ -98,7 +111,7 @@ func (r *runner) plan() (*layout, error) {
 				case size == 0 && spec.Size > 0:
 					return nil, fmt.Errorf("%s:%d: job %q: size=%d over %d files leaves less than a 512-byte sector per file", r.jf.Path, spec.Line, spec.Name, spec.Size, len(names))
 				case size == 0:
-					return nil, fmt.Errorf("%s:%d: job %q: file %q has no size: set size= or filesize=", r.jf.Path, spec.Line, spec.Name, n)
+					return nil, fmt.Errorf("%s:%d: job %q: file %q has no size: set size= or filesize=%s", r.jf.Path, spec.Line, spec.Name, n, r.noSizeHint(spec))
 				default:
 					lay.need(n, satmath.Add(off, size))
 				}
@@ -123,6 +136,13 @@ func (r *runner) plan() (*layout, error) {
 	r.left = len(all)
 	r.planSteadyState()
 	need := lay.place()
+	for _, j := range all {
+		if nullNoSize(j.spec) {
+			// Its last I/O may end past its file (nullNoSize): the
+			// device holds it, after the last file too.
+			need = satmath.Add(need, maxBlockSize(j.spec))
+		}
+	}
 	capacity, err := r.capacity(need, lay.fills())
 	if err != nil {
 		return nil, err
@@ -144,7 +164,11 @@ func (r *runner) plan() (*layout, error) {
 			if z := maxZonedAbs(j.spec.RandomDistribution.Zones); z > size {
 				return nil, fmt.Errorf("%s:%d: job %q: random_distribution=zoned_abs spans %d bytes, more than its region of %q (%d bytes) (fio: zoned_abs sizes exceed file size)", r.jf.Path, j.spec.Line, j.name, z, rg.name, size)
 			}
-			files = append(files, &fileRegion{base: e.base + off, size: size, fileBase: e.base, fileSize: e.size, ext: e})
+			end := e.size
+			if nullNoSize(j.spec) {
+				end = noEnd
+			}
+			files = append(files, &fileRegion{base: e.base + off, size: size, fileBase: e.base, fileSize: e.size, ext: e, end: end})
 		}
 		// Each job draws from a stream of its own, by its place in the
 		// run: what one job draws does not move another's. randseed=
@@ -197,7 +221,7 @@ func (r *runner) fileNames(spec *fio.Job, clone int) []string {
 		names = append(names, spec.Filenames...)
 	} else {
 		for f := range max(spec.NrFiles, 1) {
-			names = append(names, fmt.Sprintf("%s.%d.%d", spec.Name, clone, f))
+			names = append(names, fioFileName(spec.FilenameFormat, spec.Name, clone, f))
 		}
 	}
 	if spec.Directory != "" {
@@ -216,4 +240,24 @@ type gate struct {
 	pending int    // jobs of the previous segment not finished, +1 while the previous gate is shut
 	jobs    []*job // the segment's jobs
 	next    *gate  // the next segment's gate, which counts this one's opening
+}
+
+// nullNoSize reports a job whose files have no end, as fio 3.33 sees
+// them: on the null engine (a diskless engine: fio gives its files no
+// size, filesetup.c) without size=, which would give them one. fio then
+// ends a sequential pass only at the region's end (get_next_offset), so
+// the last I/O of a region that is not a whole number of blocks runs
+// past it.
+func nullNoSize(spec *fio.Job) bool {
+	return spec.IOEngine == "null" && spec.Size == 0 && spec.SizePercent == 0
+}
+
+// maxBlockSize is the largest block size of any direction of spec.
+func maxBlockSize(spec *fio.Job) int64 {
+	var m int64
+	for d := range 3 {
+		_, hi := bsBounds(spec, d)
+		m = max(m, hi)
+	}
+	return m
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/blkq-dev/blkq/sim"
 	"github.com/blkq-dev/blkq/sim/hdd"
 	"github.com/blkq-dev/blkq/sim/ssd"
+	"github.com/blkq-dev/blkq/sim/traced"
 )
 
 // The queue factory: every queue blkq runs (fio jobs, replays, the
@@ -18,7 +19,8 @@ import (
 
 // QueueSetup describes a request queue and its device.
 type QueueSetup struct {
-	// Device is "sim:hdd", "sim:ssd", "null" or "file:PATH".
+	// Device is "sim:hdd", "sim:ssd", "sim:trace" (with ServiceTimes),
+	// "null" or "file:PATH".
 	Device string
 	// Capacity is the device's size in bytes: a simulated or null
 	// device's, the size a file is created or extended to.
@@ -41,6 +43,8 @@ type QueueSetup struct {
 	// FailRequest, if set, may fail each request the device completes
 	// without error (fault injection, faults.go).
 	FailRequest func(rq *blkq.Request) error
+	// ServiceTimes are sim:trace's (Options.ServiceTimes).
+	ServiceTimes *traced.Times
 }
 
 // A Stack is a request queue in front of its device.
@@ -76,8 +80,13 @@ func OpenQueue(s QueueSetup, clk blkq.Clock) (*Stack, error) {
 			p := ssd.DefaultParams()
 			p.Capacity = capSectors
 			st.Device = ssd.New(st.Loop, p)
+		case "trace":
+			if s.ServiceTimes == nil {
+				return nil, fmt.Errorf("sim:trace serves each request in the time a trace recorded for it: only a replay of a blkparse or ftrace trace has those")
+			}
+			st.Device = traced.New(st.Loop, traced.Params{Capacity: capSectors, Times: s.ServiceTimes})
 		default:
-			return nil, fmt.Errorf("unknown simulated device %q: want sim:hdd or sim:ssd", s.Device)
+			return nil, fmt.Errorf("unknown simulated device %q: want sim:hdd, sim:ssd or sim:trace", s.Device)
 		}
 	case "null":
 		if arg != "" {
@@ -137,6 +146,7 @@ func (o *Options) queueSetup(capacity int64) QueueSetup {
 		Config:   blkq.Config{Scheduler: o.Scheduler, NrRequests: o.NrRequests, BatchRequests: o.BatchRequests, NoMerges: o.NoMerges, Alloc: o.Alloc},
 		Attrs:    o.Attrs,
 
-		FailRequest: o.FailRequest,
+		FailRequest:  o.FailRequest,
+		ServiceTimes: o.ServiceTimes,
 	}
 }

@@ -79,13 +79,17 @@ func (r *runner) resolve(spec *fio.Job, clone, nfiles int, fileSize int64) (off,
 	return off, size &^ (blkq.SectorSize - 1)
 }
 
-// checkBlockSizes rejects block sizes that are not whole sectors: blkq's
-// bios are made of 512-byte sectors.
+// checkBlockSizes rejects block sizes, and a sequential rw=...:N hole,
+// that are not whole sectors: blkq's bios are made of 512-byte sectors.
 func checkBlockSizes(path string, spec *fio.Job) error {
 	bad := func(what string, n int64) error {
 		return fmt.Errorf("%s:%d: job %q: %s=%d is not a multiple of 512 bytes (blkq's bios are whole 512-byte sectors)", path, spec.Line, spec.Name, what, n)
 	}
 	for d := range 3 {
+		if r := spec.BS[d]; spec.BSUnaligned && r.Min < r.Max && len(spec.BSSplit[d]) == 0 {
+			// fio draws any byte count in the range and does not round it.
+			return fmt.Errorf("%s:%d: job %q: bs_unaligned with bsrange=%d-%d issues sizes that are not whole 512-byte sectors, which blkq's bios cannot carry (bssplit's sizes can be left unaligned)", path, spec.Line, spec.Name, r.Min, r.Max)
+		}
 		if r := spec.BS[d]; r.Min%blkq.SectorSize != 0 {
 			return bad("bs", r.Min)
 		} else if r.Max%blkq.SectorSize != 0 {
@@ -96,6 +100,9 @@ func checkBlockSizes(path string, spec *fio.Job) error {
 				return bad("bssplit", s.BS)
 			}
 		}
+	}
+	if !spec.RW.Random() && spec.RWModifier%blkq.SectorSize != 0 {
+		return fmt.Errorf("%s:%d: job %q: rw=%s:%d: a hole of %d bytes is not a multiple of 512 bytes (blkq's bios are whole 512-byte sectors)", path, spec.Line, spec.Name, spec.RW, spec.RWModifier, spec.RWModifier)
 	}
 	return nil
 }

@@ -36,6 +36,17 @@ type ReplayRecord struct {
 	Sector  uint64 // 512-byte sectors
 	Sectors uint32
 	Line    int // where it came from, for errors
+	// PlugFirst and PlugLast mark, in a trace that shows its plugs (a
+	// blkparse or ftrace trace with P and U events), the first record of
+	// its task's plug and the last, after which the plug is flushed: the
+	// replay plugs the task's bios from the one to the other, as the
+	// kernel did (replayplug.go). Neither set: the record is inside its
+	// task's plug, or, in a trace that shows none, submitted unplugged.
+	PlugFirst, PlugLast bool
+	// PlugSlept marks a record after which its task slept, flushing its
+	// plug and keeping it (UT): the replay flushes the plug there too,
+	// unless the replay's own task slept for a request on it.
+	PlugSlept bool
 
 	index int // position in the replay, set by Replay
 }
@@ -214,9 +225,44 @@ type traceSource struct {
 }
 
 func (t *traceSource) begin() {
-	if t.ro.Timing == "trace" {
-		t.scheduleArrivals()
+	if t.ro.Timing != "trace" {
+		return
 	}
+	if ex, ok := t.j.r.exec.(*realExec); ok && t.j.r.opt.Device == "null" {
+		t.arriveInTurn(ex)
+		return
+	}
+	t.scheduleArrivals()
+}
+
+// arriveInTurn schedules the next record at its trace time once
+// everything the records before it caused has run (trace timing on the
+// null device, on the wall clock). The null device completes on the
+// executor, and a wake-up with no latency is queued there too, so when
+// the executor has nothing left to do the queue has done all it will for
+// the records so far: each record then meets the queue in the state the
+// ones before it left, whatever the machine's speed, and the replay
+// submits in the same order and merges the same on every run. One timer
+// per record, each armed only then, would otherwise race the completions
+// (and each other) when the replay falls behind the trace.
+func (t *traceSource) arriveInTurn(ex *realExec) {
+	if t.j.r.interrupted || t.j.state.stopping() || t.j.state.ended() {
+		return // a runtime cap or an interruption: no more arrivals
+	}
+	r := t.feed.pop()
+	if r == nil {
+		return
+	}
+	t.pending++
+	ex.whenIdle(func() {
+		at := time.Duration(float64(r.Time-t.t0) / t.ro.Speed)
+		ex.AfterFunc(max(at-time.Duration(ex.Now()), 0), func() {
+			t.pending--
+			t.due = append(t.due, r)
+			t.j.pump()
+			t.arriveInTurn(ex)
+		})
+	})
 }
 
 // scheduleArrivals keeps up to arrivalsAhead records scheduled at their

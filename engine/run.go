@@ -14,12 +14,14 @@ import (
 	"github.com/blkq-dev/blkq/bcache"
 	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/sim"
+	"github.com/blkq-dev/blkq/sim/traced"
 	"github.com/blkq-dev/blkq/workload/fio"
 )
 
 // Options configure a run. Zero values mean the defaults named.
 type Options struct {
-	// Device is "sim:hdd", "null" or "file:PATH". Default: null when every
+	// Device is "sim:hdd", "sim:ssd", "sim:trace" (a replay's, with
+	// ServiceTimes), "null" or "file:PATH". Default: null when every
 	// job uses fio's null engine, else sim:hdd.
 	Device string
 	// Scheduler, NrRequests, NoMerges and Alloc configure the queue
@@ -93,6 +95,11 @@ type Options struct {
 	// else EIO) fails the request: fault injection for tests
 	// (faults.go).
 	FailRequest func(rq *blkq.Request) error
+	// ServiceTimes are the recorded service times the device sim:trace
+	// serves its requests in (package sim/traced): a replay's of a
+	// blkparse or ftrace trace, from its D and C events. sim:trace
+	// without them is an error.
+	ServiceTimes *traced.Times
 }
 
 // Result is what a run produced.
@@ -134,6 +141,7 @@ type Result struct {
 type runner struct {
 	opt        Options
 	jf         *fio.JobFile
+	cloneNames map[string]bool // generated file names of jobs with clones so far (filenames.go)
 	exec       executor
 	q          *blkq.Queue
 	dev        blkq.Device
@@ -247,6 +255,12 @@ func planRun(jf *fio.JobFile, opt Options) (*runner, *layout, error) {
 	r := newRunner(opt)
 	r.jf = jf
 	if err := CheckEngines(jf); err != nil {
+		return nil, nil, err
+	}
+	if err := r.checkIOSchedulers(); err != nil {
+		return nil, nil, err
+	}
+	if err := r.checkTrimVerify(); err != nil {
 		return nil, nil, err
 	}
 	lay, err := r.plan()
@@ -407,13 +421,14 @@ func (r *runner) schedule(j *job) {
 	r.exec.AfterFunc(d, j.begin)
 }
 
-// jobFinished starts the jobs that waited for j, applies exitall, and
-// stops the run when every job is done.
+// jobFinished starts the jobs that waited for j, applies exitall (and
+// exitall_on_error, when j ended in error), and stops the run when every
+// job is done.
 func (r *runner) jobFinished(j *job) {
 	r.running--
 	r.left--
 	r.doneJobs.Add(1)
-	if j.spec.ExitAll && j.state.ran() {
+	if j.spec.ExitAll && j.state.ran() || j.spec.ExitAllOnError && j.err != nil { // exitall_on_error: fio's too, at a job's error
 		for _, o := range r.jobs {
 			if o == j || o.state.ended() {
 				continue

@@ -43,6 +43,9 @@ type fioSource struct {
 	holding bool
 	passes  int // passes over the files begun
 	rate    rateState
+	// restartDue: the pass has ended and its fsyncs are queued; the next
+	// pass begins once they are done.
+	restartDue bool
 }
 
 func (s *fioSource) begin() { s.passes = 1 }
@@ -62,14 +65,24 @@ func (s *fioSource) next() (nextIO, srcStatus) {
 // one ends and fio would go on: time_based, loops left, or io_size beyond
 // the region (fio then goes over the region again).
 func (s *fioSource) generate() (nextIO, bool) {
-	if io, ok := s.gen.next(); ok {
-		return io, true
+	if !s.restartDue {
+		if io, ok := s.gen.next(); ok {
+			return io, true
+		}
+		j := s.j
+		again := j.timeBased() || s.passes < max(j.spec.Loops, 1) ||
+			(j.spec.IOSize > 0 || j.spec.IOSizePercent > 0) && j.issued < j.limit
+		if !again {
+			return nextIO{}, false
+		}
+		if j.vfy == nil && j.queueEndSyncs() {
+			s.restartDue = true // the pass's fsyncs first (close.go)
+			return nextIO{}, false
+		}
 	}
-	j := s.j
-	again := j.timeBased() || s.passes < max(j.spec.Loops, 1) ||
-		(j.spec.IOSize > 0 || j.spec.IOSizePercent > 0) && j.issued < j.limit
-	if !again {
-		return nextIO{}, false
+	s.restartDue = false
+	if !s.j.unlinkBeforePass() {
+		return nextIO{}, false // unlink_each_loop: a reading job's files are gone (unlink.go)
 	}
 	s.passes++
 	s.gen.restart()
@@ -102,6 +115,9 @@ func (s *fioSource) paced() (nextIO, srcStatus) {
 			if s.holding {
 				break
 			}
+			if s.restartDue {
+				return nextIO{}, srcWait // the job issues the pass's fsyncs, then asks again
+			}
 			return nextIO{}, srcEnd
 		}
 		wait := s.rate.wait(j, io.op)
@@ -127,7 +143,8 @@ func (s *fioSource) describe(js *report.JobStats) {
 	js.Name, js.GroupID, js.PID = j.name, spec.GroupID, j.pid
 	js.Clone = j.clone > 0
 	js.JobOptions = spec.Options[spec.NumInherited:]
-	js.Engine, js.IODepth, js.RW, js.Sync = spec.IOEngine, j.depth, spec.RW.String(), j.sync
+	js.Engine, js.IODepth, js.RW, js.Sync = spec.IOEngine, max(spec.IODepth, 1), spec.RW.String(), j.syncIO // the configured depth, as fio prints it, not the depth a sync engine runs at
+	js.Uncounted = j.aio.unmarked
 	js.LatencyTarget = j.latReport()
 	for d := range 3 {
 		lo, hi := spec.BS[d].Min, spec.BS[d].Max

@@ -29,7 +29,19 @@ type jobStats struct {
 	cpuUse   cpuUse    // this job's share of the process's usage
 	cpuState int
 
+	// The job's phases, for each direction's runtime as fio counts it
+	// (backend.c's thread loop): the time of an I/O phase counts for
+	// each direction the job's rw= does that has moved bytes by its
+	// end, the time of a verify phase for reads. So a write job that
+	// verifies reports the writes' time for writes and the verify's for
+	// reads, and its job_runtime is their sum.
+	mode      [3]bool   // the directions rw= does (all three for a replay)
+	phaseAt   blkq.Time // the current phase's start
+	verifying bool      // the current phase is a verify phase
+	dirRun    [3]int64  // each direction's runtime so far, ns
+
 	logs *jobLogs // write_*_log and write_iolog (fiolog.go); nil: none
+	off  statsOff // what the job keeps none of
 	// flushIsSync counts completed flushes as fsyncs, not writes: a
 	// read_iolog job's (iologreplay.go).
 	flushIsSync bool
@@ -37,18 +49,28 @@ type jobStats struct {
 
 const sampleWindow = blkq.Time(500 * time.Millisecond)
 
+// statsOff are the figures a job does not keep, as fio's disable_lat,
+// disable_clat, disable_slat and disable_bw (gtod_reduce: all four) leave
+// them out: no total, completion or submission latencies, in the report
+// and the logs (without clat, no clat percentiles, latency buckets,
+// histogram log or fsync latencies either), and no per-I/O entries in the
+// bandwidth log. The report's bandwidth and IOPS samples stay: fio's
+// helper thread takes them whatever the options say.
+type statsOff struct{ lat, clat, slat, bw bool }
+
 func newJobStats(js *report.JobStats) *jobStats {
 	for d := report.DirRead; d < report.NumDirs; d++ {
 		ds := js.Dir(d)
 		ds.Slat, ds.Clat, ds.Lat = report.NewLatency(), report.NewLatency(), report.NewLatency()
 	}
-	s := &jobStats{js: js, waitLat: report.NewLatency()}
+	s := &jobStats{js: js, waitLat: report.NewLatency(), mode: [3]bool{true, true, true}}
 	js.Blkq = &report.BlkqJobStats{WaitLat: s.waitLat}
 	return s
 }
 
 func (s *jobStats) begin(start, rampEnd blkq.Time) {
 	s.start, s.rampEnd, s.window = start, rampEnd, rampEnd
+	s.phaseAt = start
 	s.eta.start.Store(int64(start))
 	s.eta.started.Store(true)
 	if s.cpu != nil {
@@ -64,8 +86,8 @@ func (s *jobStats) dirStats(d report.Dir) *report.DirStats { return s.js.Dir(d) 
 // record adds a completed I/O. As fio measures them: for an async engine
 // slat is submission start to the submission's return (u.start to
 // u.queued: a sleep for a request is in it, as in io_submit) and clat from
-// there to the completion; a sync engine (psync, sync, pvsync...) has no
-// slat, and its clat spans the whole system call, sleeps in request
+// there to the completion; a sync engine (psync, sync, pvsync...; fio's
+// null engine at iodepth=1 is one) has no slat, and its clat spans the whole system call, sleeps in request
 // allocation and the device's time included (from u.start), so clat and
 // lat agree.
 func (s *jobStats) record(u *ioUnit, now blkq.Time) {
@@ -89,19 +111,35 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	ds.IOs++
 	n := int64(u.bio.Sectors) << blkq.SectorShift
 	ds.Bytes += uint64(n)
-	slat, clat := int64(-1), int64(now-u.start)
-	if u.j == nil || !u.j.sync {
+	slat, clat, lat := int64(-1), int64(now-u.start), int64(now-u.start)
+	if u.j == nil || !u.j.syncIO {
 		slat, clat = int64(u.queued-u.start), int64(now-u.queued)
-		ds.Slat.Record(slat)
+		if s.off.slat {
+			slat = -1
+		} else {
+			ds.Slat.Record(slat)
+		}
 	}
-	ds.Clat.Record(clat)
-	ds.Lat.Record(int64(now - u.start))
+	bwClat := clat
+	if s.off.clat {
+		clat = -1
+	} else {
+		ds.Clat.Record(clat)
+	}
+	if s.off.lat {
+		lat = -1
+	} else {
+		ds.Lat.Record(lat)
+	}
 	if ds.Prios != nil {
 		v := clat
 		if u.j != nil && u.j.spec.Stats.LatPercentiles {
-			v = int64(now - u.start) // fio: the per-priority figures follow lat_percentiles
+			v = lat // fio: the per-priority figures follow lat_percentiles
 		}
 		for i := range ds.Prios {
+			if v < 0 {
+				break // that latency is not kept
+			}
 			if ds.Prios[i].Prio == u.bio.Prio {
 				ds.Prios[i].Lat.Record(v)
 				break
@@ -109,7 +147,7 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 		}
 	}
 	if s.logs != nil {
-		s.logs.completed(u, now, slat, clat, int64(now-u.start))
+		s.logs.completed(u, now, slat, clat, lat, bwClat, s.off.bw)
 	}
 	s.winBytes[d] += n
 	s.winIOs[d]++
@@ -129,7 +167,9 @@ func (s *jobStats) recordSync(u *ioUnit, now blkq.Time) {
 		s.js.SyncOps = &report.SyncStats{Lat: report.NewLatency()}
 	}
 	s.js.SyncOps.IOs++
-	s.js.SyncOps.Lat.Record(int64(now - u.start))
+	if !s.off.clat { // fio counts an fsync's latency with the clat figures
+		s.js.SyncOps.Lat.Record(int64(now - u.start))
+	}
 }
 
 func (s *jobStats) dropped(op blkq.Op) { s.dirStats(rwt(op)).Dropped++ }
@@ -206,6 +246,24 @@ func (s *jobStats) reset(now blkq.Time) {
 	s.js.IODepthHist, s.js.SubmitHist, s.js.CompleteHist = [report.NumDepthBuckets]uint64{}, [report.NumDepthBuckets]uint64{}, [report.NumDepthBuckets]uint64{}
 	s.start = now
 	s.window, s.winBytes, s.winIOs = now, [3]int64{}, [3]int64{}
+	s.phaseAt, s.dirRun = now, [3]int64{}
+}
+
+// phase ends the job's current phase at now and begins the next: a
+// verify phase (verifying) or an I/O phase. Called by the verify source
+// (verify.go) when, with the job's I/O in flight reaped, it turns to
+// reading back or back to writing, and by finish.
+func (s *jobStats) phase(now blkq.Time, verifying bool) {
+	from := max(s.phaseAt, s.start, s.rampEnd)
+	if now > from {
+		for d := range 3 {
+			if s.verifying && d == int(report.DirRead) ||
+				!s.verifying && s.mode[d] && s.js.Dir(report.Dir(d)).Bytes > 0 {
+				s.dirRun[d] += int64(now - from)
+			}
+		}
+	}
+	s.phaseAt, s.verifying = now, verifying
 }
 
 // finish sets the runtimes.
@@ -214,9 +272,10 @@ func (s *jobStats) finish(end blkq.Time) {
 	s.sample(end)
 	run := int64(end - max(s.start, s.rampEnd))
 	s.js.Runtime = max(run, 0)
+	s.phase(end, false)
 	for d := report.DirRead; d < report.NumDirs; d++ {
 		if ds := s.js.Dir(d); ds.IOs > 0 {
-			ds.Runtime = s.js.Runtime
+			ds.Runtime = max(s.dirRun[d], 1) // fio rounds its µs up: an empty verify phase is 1 ms
 		}
 	}
 	if s.cpu != nil {

@@ -52,17 +52,18 @@ type verifier struct {
 	fatal      bool
 	dump       bool // verify_dump: bad intervals go to files in the working directory, as fio's
 
-	seed     uint64 // xorshift state for the blocks' seeds
-	numberio uint16 // writes issued so far
-	history  []*vpiece
-	byOffset map[int64]*vpiece // the latest completed write of each offset
-	inFlight int               // writes of the job in flight
-	since    int               // writes completed since the last backlog batch
-	batch    int               // verify reads left in the current backlog batch
-	final    bool              // the write phase is over
-	loopAt   int64             // bytes issued at which the current loop ends (loops > 1: fio verifies each loop)
-	perLoop  int64
-	handoff  *vpiece // the verify read next() chose, for prepare
+	seed      uint64 // xorshift state for the blocks' seeds
+	numberio  uint16 // writes issued so far
+	history   []*vpiece
+	byOffset  map[int64]*vpiece // the latest completed write of each offset
+	inFlight  int               // writes of the job in flight
+	since     int               // writes completed since the last backlog batch
+	batch     int               // verify reads left in the current backlog batch
+	final     bool              // the write phase is over
+	verifying bool              // in a verify phase: the job's writes were reaped, its reads go on
+	loopAt    int64             // bytes issued at which the current loop ends (loops > 1: fio verifies each loop)
+	perLoop   int64
+	handoff   *vpiece // the verify read next() chose, for prepare
 
 	wlog      *writeLog    // verify_state_save: the writes, for the state file (verifystate.go)
 	loaded    *verifyState // verify_state_load: the write job's state
@@ -459,7 +460,12 @@ func (s *verifySource) next() (nextIO, srcStatus) {
 		s.dryRun()
 	}
 	if !v.final {
-		if vo.Backlog > 0 && v.batch == 0 && v.since >= vo.Backlog {
+		if j.limitReached() {
+			// fio's I/O loop ends once the writes are issued, a backlog
+			// batch due or under way included: what is left is read
+			// back by the verify after it.
+			v.batch = 0
+		} else if vo.Backlog > 0 && v.batch == 0 && v.since >= vo.Backlog {
 			v.since = 0
 			v.batch = vo.BacklogBatch
 			if v.batch == 0 {
@@ -475,12 +481,17 @@ func (s *verifySource) next() (nextIO, srcStatus) {
 		}
 		for v.perLoop > 0 && v.loopAt < j.limit && j.issued >= v.loopAt && vo.DoVerify {
 			// The end of a loop: fio verifies it before the next starts.
+			if st, ok := v.enterVerify(); !ok {
+				return nextIO{}, st
+			}
 			if p := v.take(); p != nil {
 				return v.read(p)
 			}
-			if v.inFlight > 0 {
-				return nextIO{}, srcDrain // fio's loop ends by reaping all it has in flight
+			if j.inflight > 0 {
+				return nextIO{}, srcDrain // fio's verify reaps its reads before the next loop
 			}
+			v.verifying = false
+			j.st.phase(j.now(), false)
 			v.loopAt += v.perLoop
 		}
 		if !j.limitReached() {
@@ -494,13 +505,29 @@ func (s *verifySource) next() (nextIO, srcStatus) {
 	if !vo.DoVerify {
 		return nextIO{}, srcEnd
 	}
+	if st, ok := v.enterVerify(); !ok {
+		return nextIO{}, st
+	}
 	if p := v.take(); p != nil {
 		return v.read(p)
 	}
-	if v.inFlight > 0 {
-		return nextIO{}, srcDrain // the writes end fio's I/O loop, which reaps them all
-	}
 	return nextIO{}, srcEnd
+}
+
+// enterVerify begins a verify phase once the job's I/O in flight is
+// reaped, as fio's I/O loop reaps all it has in flight before it verifies
+// (its do_io returns, then do_verify runs): the writes' time ends there,
+// for each direction's runtime (jobStats.phase). ok false: drain first.
+func (v *verifier) enterVerify() (srcStatus, bool) {
+	if v.verifying {
+		return srcReady, true
+	}
+	if j := v.j; j.inflight > 0 {
+		return srcDrain, false
+	}
+	v.verifying = true
+	v.j.st.phase(v.j.now(), true)
+	return srcReady, true
 }
 
 // read is the verify read of p, handed to prepare; with a loaded state

@@ -356,3 +356,47 @@ func TestVerifyAfterQueuedWrites(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyRuntimesByPhase: a write job that verifies reports each
+// direction's runtime over its own phase, as fio counts them (backend.c):
+// writes from the start until the last write is reaped, reads from there
+// to the end (the verify phase), and the job's runtime is both. Exact on
+// the simulated SSD, where the trace's times are the job's: with a
+// backlog too (iodepth=1: the backlog's reads are in the write phase,
+// whose time a randwrite job counts for writes only, and the last batch
+// is read back by the verify phase, as fio's loop ends once the writes
+// are issued). A mixed job counts its I/O phase for both directions.
+func TestVerifyRuntimesByPhase(t *testing.T) {
+	for _, extra := range []string{"iodepth=4", "iodepth=1\nverify_backlog=16", "iodepth=8\nverify_backlog=64"} {
+		t.Run(extra, func(t *testing.T) {
+			var first, lastWrite, last blkq.Time
+			seen := false
+			tr := blkq.TracerFunc(func(e *blkq.Event) {
+				switch {
+				case e.Action == 'Q' && !seen:
+					first, seen = e.Time, true
+				case e.Action == 'C':
+					last = e.Time
+					if e.Op == blkq.OpWrite {
+						lastWrite = e.Time
+					}
+				}
+			})
+			job := "[w]\nrw=randwrite\nbs=4k\nsize=1m\nioengine=libaio\ndirect=1\nverify=crc32c\n" + extra + "\n"
+			js := run(t, job, Options{Device: "sim:ssd", Tracers: []blkq.Tracer{tr}}).Run.Jobs[0]
+			if js.Read.IOs != 256 || js.Write.IOs != 256 {
+				t.Fatalf("%d reads, %d writes; want 256 of each", js.Read.IOs, js.Write.IOs)
+			}
+			w, r := int64(lastWrite-first), int64(last-lastWrite)
+			if js.Write.Runtime != w || js.Read.Runtime != r || js.Runtime != w+r {
+				t.Errorf("runtimes: write %d ns, read %d, job %d; want %d (to the last write), %d (the verify), %d",
+					js.Write.Runtime, js.Read.Runtime, js.Runtime, w, r, w+r)
+			}
+			t.Logf("write %v, read %v", time.Duration(w), time.Duration(r))
+		})
+	}
+	js := run(t, "[m]\nrw=randrw\nbs=4k\nsize=1m\nioengine=libaio\ndirect=1\niodepth=4\nverify=crc32c\n", Options{Device: "sim:ssd"}).Run.Jobs[0]
+	if js.Read.Runtime != js.Runtime || js.Write.Runtime <= 0 || js.Write.Runtime >= js.Runtime {
+		t.Errorf("randrw: read %d ns, write %d, job %d; want read = job > write > 0", js.Read.Runtime, js.Write.Runtime, js.Runtime)
+	}
+}

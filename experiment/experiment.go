@@ -82,7 +82,22 @@ type Table struct {
 
 var registry = map[string]*Experiment{}
 
-func register(e *Experiment) { registry[e.Name] = e }
+// Scheduler is the elevator of every configuration that names none:
+// blkq's mq-deadline before Linux 6.x's priority levels, the one the
+// experiments' published results were measured with (the default,
+// Linux 6.x's mq-deadline, goes on from a request's start rather than its
+// end and would shift them).
+const Scheduler = "mq-deadline-noprio"
+
+// register adds e, its configurations' elevator defaulting to Scheduler.
+func register(e *Experiment) {
+	for i := range e.Configs {
+		if e.Configs[i].Options.Scheduler == "" {
+			e.Configs[i].Options.Scheduler = Scheduler
+		}
+	}
+	registry[e.Name] = e
+}
 
 // List returns the experiments, by name.
 func List() []*Experiment {

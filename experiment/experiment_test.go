@@ -368,3 +368,27 @@ func TestPreemptLatencyFollowsTheSection(t *testing.T) {
 		}
 	}
 }
+
+// TestStarvationOneCPUOrder asserts why the direct 1-CPU pair loses fair's
+// advantage: on one CPU legacy grants requests in fair's order, wait for
+// wait, its other woken tasks sleeping again, while no woken fair task is
+// robbed of its batch (one sleep per wait).
+func TestStarvationOneCPUOrder(t *testing.T) {
+	e := configsNamed(t, "starvation", "legacy, 1 CPU", "fair, 1 CPU")
+	for seed := uint64(1); seed <= 2; seed++ {
+		outs, _, err := Run(e, Options{Seed: seed, Scale: 0.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, f := figures(outs[0]), figures(outs[1])
+		if !sameWaits(outs[0].Waits, outs[1].Waits) {
+			t.Errorf("seed %d: legacy's %d waits differ from fair's %d: want the same tasks, ends and lengths", seed, len(outs[0].Waits), len(outs[1].Waits))
+		}
+		if int(f.sleeps) != len(outs[1].Waits) {
+			t.Errorf("seed %d: fair slept %d times for %d waits: want one sleep per wait", seed, f.sleeps, len(outs[1].Waits))
+		}
+		if int(l.sleeps) <= len(outs[0].Waits) {
+			t.Errorf("seed %d: legacy slept %d times for %d waits: want futile wake-ups", seed, l.sleeps, len(outs[0].Waits))
+		}
+	}
+}

@@ -146,7 +146,7 @@ func ProbeResolution() time.Duration {
 func latencyQueue(path string, cpuHold bool) (*engine.Stack, *lockstat.Timer, *bcache.Cache, error) {
 	queueHold := lockstat.New(cpuHold)
 	st, err := engine.OpenQueue(engine.QueueSetup{Device: "file:" + path, Capacity: latencyFileSize,
-		Config: blkq.Config{LockHook: queueHold}}, nil)
+		Config: blkq.Config{Scheduler: Scheduler, LockHook: queueHold}}, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}

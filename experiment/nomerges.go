@@ -141,7 +141,7 @@ var (
 // nullRun is one measurement of nullNsPerIO, ns per I/O.
 func nullRun(nomerges int, sequential bool) float64 {
 	st, err := engine.OpenQueue(engine.QueueSetup{Device: "null", Capacity: 1 << 40,
-		Config: blkq.Config{Scheduler: "mq-deadline", NoMerges: nomerges}}, sim.NewLoop())
+		Config: blkq.Config{Scheduler: Scheduler, NoMerges: nomerges}}, sim.NewLoop())
 	if err != nil {
 		return 0
 	}

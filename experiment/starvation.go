@@ -129,6 +129,9 @@ func analyzeStarvation(out []*Outcome) *Table {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: context switches, fair / legacy = %.2f (2002: 29,000 / 57,000 = 0.51, every context switch of the dbench run; here every switch of the jobs' tasks): %s; CPU time %.2f s vs %.2f s (the CPU %.0f%% and %.0f%% busy)",
 				how, float64(fc.switches)/float64(max(lc.switches, 1)), yesNo(fc.switches < lc.switches), fc.busySecs, lc.busySecs, fc.util, lc.util))
 		}
+		if out[i].Result.CPU != nil {
+			t.Notes = append(t.Notes, oneCPUNote(how, out[i], out[i+1], l, f))
+		}
 		if i == 2 {
 			t.Notes = append(t.Notes, "buffered writes: the FIFO trip is not always bounded: each job reads ahead and keeps what it read, so the throttled writers run fast enough that on some seeds they hold the write pool between 0 and batch_requests free for part of the run, and no sleeper is woken meanwhile (the steady state conceded in the 2002 thread); fair's longest sleep then grows with the run too, if far less than legacy's (seed 3: 1.23x when the run doubles, legacy 1.82x).")
 		}
@@ -149,4 +152,58 @@ func analyzeStarvation(out []*Outcome) *Table {
 		t.Notes = append(t.Notes, note)
 	}
 	return t
+}
+
+// oneCPUNote says why a pair on the CPU model loses fair's advantage, from
+// its runs lo (legacy) and fo (fair). On the model's CPUs woken tasks run
+// in the order they were woken (the run queue is first come first served),
+// and these fio writers are asleep in allocation whenever they have work:
+// legacy's wake-all then wakes every sleeper oldest first, the oldest
+// takes the batch before the next one runs, and the others find fewer
+// than batch_requests free and sleep again in their places, which is
+// fair's FIFO. A woken fair task is never robbed of its batch (it sleeps
+// once per wait), so fair does not get worse: legacy gets better.
+func oneCPUNote(how string, lo, fo *Outcome, l, f allocFigures) string {
+	futile := int(l.sleeps) - len(lo.Waits)
+	fairAgain := int(f.sleeps) - len(fo.Waits)
+	note := fmt.Sprintf("%s: why fair / legacy is %.2f: ", how, f.maxWait/max(l.maxWait, 1e-9))
+	if fairAgain <= 0 {
+		note += fmt.Sprintf("fair's woken tasks are not robbed of their batch (%d sleeps for %d waits: none slept again); legacy starves less. ", f.sleeps, len(fo.Waits))
+	} else {
+		note += fmt.Sprintf("%d of fair's woken tasks found the pool empty and slept again. ", fairAgain)
+	}
+	if sameWaits(lo.Waits, fo.Waits) {
+		note += fmt.Sprintf("Legacy grants requests in fair's order, wait for wait (the same %d waits, the same longest, %.1f s, ending %.1f s into the run): its wake-all puts every sleeper in the run queue oldest first, the oldest takes the batch (%d bios at %v each, far faster than the disk frees requests), and the other woken ones find fewer than %d free and sleep again in their places (%d futile wake-ups). No task is running when requests are freed (these writers are asleep in allocation whenever they have work), so none takes them ahead of the woken one. ",
+			len(lo.Waits), l.maxWait/1e3, longestEnd(lo.Waits), lo.Config.Options.BatchRequests, lo.Config.Options.CPU.Submit, lo.Config.Options.BatchRequests, futile)
+	} else {
+		note += fmt.Sprintf("Legacy's woken tasks run oldest first too, so only a task already running takes requests ahead of them (here buffered writers, which run outside allocation between their write-backs): legacy waited %d times (%d futile wake-ups), fair %d; the longest sleeps end %.1f s (legacy) and %.1f s (fair) into the run. ",
+			len(lo.Waits), futile, len(fo.Waits), longestEnd(lo.Waits), longestEnd(fo.Waits))
+	}
+	note += "The 2002 starvation needs many tasks running when requests are freed (\"already-running tasks can simply whizz in\"), or woken tasks run in another order than they slept (the runs with the wake-up jitter); a first-come run queue on one CPU gives legacy fair's order whenever the freed requests reach the woken tasks first. That is the model's first-come run queue and this load, not fair's batching, which works on the CPU as off it."
+	return note
+}
+
+// sameWaits reports whether a and b are the same waits: the same tasks,
+// ending at the same times after the same sleeps.
+func sameWaits(a, b []Wait) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// longestEnd is when the longest of ws ended, in seconds of the run.
+func longestEnd(ws []Wait) float64 {
+	var l Wait
+	for _, w := range ws {
+		if w.Wait > l.Wait {
+			l = w
+		}
+	}
+	return float64(l.End) / 1e9
 }

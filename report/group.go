@@ -175,7 +175,7 @@ func combine(jobs []*JobStats) *JobStats {
 		Name: first.Name, GroupID: first.GroupID, PID: first.PID,
 		Description: first.Description, JobOptions: first.JobOptions,
 		Engine: first.Engine, IODepth: first.IODepth, RW: first.RW,
-		BS: first.BS, Sync: first.Sync, Percentiles: first.Percentiles,
+		BS: first.BS, Sync: first.Sync, Uncounted: first.Uncounted, Percentiles: first.Percentiles,
 	}
 	var blkq *BlkqJobStats
 	allWaitLat := true

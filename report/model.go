@@ -233,6 +233,10 @@ type JobStats struct {
 	SubmitHist [NumDepthBuckets]uint64
 	// CompleteHist is SubmitHist for completions (reap calls).
 	CompleteHist [NumDepthBuckets]uint64
+	// Uncounted says that SubmitHist and CompleteHist count no calls at
+	// all, so both lines print 0.0% everywhere: fio's null engine at
+	// iodepth=1, whose calls fio 3.33 counts in neither.
+	Uncounted bool
 	// SteadyState is the job's steady state detection (ss_dur); nil
 	// without one.
 	SteadyState *SteadyState

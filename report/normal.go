@@ -373,7 +373,7 @@ func batchPercents(j *JobStats) (sub, comp [NumDepthBuckets]float64) {
 			total += c
 		}
 		if total == 0 {
-			if hasIO(j) {
+			if hasIO(j) && !j.Uncounted {
 				out[1] = 100
 			}
 			return out

@@ -99,6 +99,15 @@ write     write     4k  1  1  -  0 256 -   1 0 fsync32  1024 mq-deadline
 randwrite randwrite 4k  1  1  -  0 256 -   1 0 endfsync 512  mq-deadline
 read      read      4k  1  1  -  0 256 -   1 0 -        4096 mq-deadline
 randread  randread  4k  32 32 -  0 256 -   1 1 -        100  bfq
+read      read      16k 8  8  -  0 256 -   1 1 -        400  mq-deadline
+randrw    randrw    8k  16 4  -  0 256 -   1 1 -        400  mq-deadline
+write     write     64k 16 16 -  0 256 128 1 1 -        300  mq-deadline
+read      read      2m  2  2  -  0 256 -   1 1 -        40   mq-deadline
+backwrite write:-8k 4k  32 32 -  0 256 -   1 1 -        600  mq-deadline
+randread  randread  4k  8  8  -  0 256 -   4 1 -        200  mq-deadline
+rw        rw        4k  32 32 -  0 4   -   1 1 -        400  mq-deadline
+write     write     16k 1  1  -  0 256 -   1 0 endfsync 512  mq-deadline
+read      read      4k  32 32 -  0 256 64  1 1 -        600  mq-deadline
 EOF
 }
 

@@ -8,6 +8,7 @@
 // the same inputs replay the same run event for event.
 //
 // Times are blkq.Time values: nanoseconds since the loop started (time 0).
-// The simulated devices live in sub-packages (sim/hdd, sim/ssd), and the
-// model of the machine's CPUs in sim/cpu.
+// The simulated devices live in sub-packages (sim/hdd, sim/ssd, and
+// sim/traced, which serves each request in the time a trace recorded),
+// and the model of the machine's CPUs in sim/cpu.
 package sim

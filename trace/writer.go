@@ -126,6 +126,10 @@ func (w *Writer) Trace(e *blkq.Event) {
 		var pdu [8]byte
 		binary.BigEndian.PutUint64(pdu[:], uint64(max(e.Depth, 0)))
 		r.PDU = pdu[:]
+	case 'X':
+		var pdu [8]byte
+		binary.BigEndian.PutUint64(pdu[:], e.Sector+uint64(e.Sectors))
+		r.PDU = pdu[:]
 	}
 	w.buf = AppendRecord(w.buf, &r, w.order)
 	if _, err := w.bw.Write(w.buf); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -144,8 +145,9 @@ var flagBios = []struct {
 	{blkq.OpWrite, blkq.FlagFUA, 8, "WF"},
 	{blkq.OpWrite, blkq.FlagPreflush | blkq.FlagFUA | blkq.FlagSync, 8, "FWFS"},
 	{blkq.OpWrite, blkq.FlagNoMerge, 8, "W"},
-	{blkq.OpFlush, 0, 0, "FN"},
-	{blkq.OpFlush, blkq.FlagSync, 0, "FNS"},
+	{blkq.OpFlush, 0, 0, "FW"},
+	{blkq.OpFlush, blkq.FlagSync, 0, "FWS"}, // an fsync, as Linux 6.18 traces it
+
 	{blkq.OpDiscard, 0, 8, "D"},
 }
 
@@ -325,5 +327,63 @@ func TestWriterConcurrent(t *testing.T) {
 	}
 	if len(seen) != goroutines*each || notes != goroutines {
 		t.Fatalf("%d events and %d notes, want %d and %d", len(seen), notes, goroutines*each, goroutines)
+	}
+}
+
+// noFUADevice is a fixedDevice with a volatile write cache and no FUA,
+// as a loop device on Linux 6.18.
+type noFUADevice struct{ fixedDevice }
+
+func (d *noFUADevice) QueueLimit(name string) (string, bool) {
+	switch name {
+	case "write_cache":
+		return "write back", true
+	case "fua":
+		return "0", true
+	}
+	return "", false
+}
+
+// TestWriterFlushSequenceAsLinux: an O_DSYNC write (FUA) and an fsync on
+// a device with a write cache and no FUA trace as Linux 6.18 traced them
+// on this project's machine (a loop device, the blk tracer):
+//
+//	Q WFS 0 + 8, G WFS 0 + 8, I WS 0 + 8, D WS 0 + 8, C WS 0 + 8,
+//	D FN, C FN 0, C WS 0 [0]      (the FUA write: data, postflush, end)
+//	Q FWS, G FWS, D FN, C FN, C WS 0 [0]      (the fsync)
+func TestWriterFlushSequenceAsLinux(t *testing.T) {
+	loop := sim.NewLoop()
+	dev := &noFUADevice{fixedDevice{loop: loop, service: time.Millisecond}}
+	q, err := blkq.New(dev, loop, blkq.Config{Scheduler: "mq-deadline"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w := trace.NewWriter(&buf, trace.WriterOptions{})
+	q.AddTracer(w)
+	task := blkq.NewTask(1, "dd")
+	loop.Post(func() {
+		q.Enqueue(task, &blkq.Bio{Op: blkq.OpWrite, Flags: blkq.FlagFUA | blkq.FlagSync, Sector: 0, Sectors: 8,
+			EndIO: func(*blkq.Bio, error) { q.Enqueue(task, &blkq.Bio{Op: blkq.OpFlush, Flags: blkq.FlagSync}) }})
+	})
+	loop.Run()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := trace.ReadAll(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		if r.IsNotify() {
+			continue
+		}
+		got = append(got, fmt.Sprintf("%s %s %d+%d", r.Letter(), r.RWBS(), r.Sector, r.Sectors()))
+	}
+	want := "Q WFS 0+8,G WFS 0+8,I WS 0+8,D WS 0+8,C WS 0+8,D FN 0+0,C FN 0+0,C WS 0+0," +
+		"Q FWS 0+0,G FWS 0+0,D FN 0+0,C FN 0+0,C WS 0+0"
+	if strings.Join(got, ",") != want {
+		t.Fatalf("records:\n got %s\nwant %s", strings.Join(got, ","), want)
 	}
 }

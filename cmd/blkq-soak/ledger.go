@@ -21,6 +21,15 @@ import (
 // bio not waiting for a request, or a C carrying a bio not in a request is
 // a duplicate; a bio still live when the queue is idle at the end is lost.
 // Requests are counted the same way from D to C.
+//
+// A bio larger than the queue's limits is split: each piece split off has
+// an X, the last piece none; each piece (its Parent is the bio) then goes
+// on as a bio of its own, and the bio ends when its last piece ends.
+//
+// A request in a flush sequence (flush.go) may end off the device: a C
+// of no sectors for a request never issued (an fsync's, after the flush
+// request the queue sent, a request of no bios), or after its data's C
+// (a FUA write's, after its postflush). That C ends the bios still live.
 
 type bioState uint8
 
@@ -28,21 +37,27 @@ const (
 	waiting   bioState = iota + 1 // Q seen; no request yet
 	sleeping                      // S seen
 	inRequest                     // M, F or G seen: carried by a request
+	split                         // X seen: its pieces are live in its place
 )
 
 type ledger struct {
 	mu     sync.Mutex
 	live   map[*blkq.Bio]bioState
+	pieces map[*blkq.Bio]int // a split bio's pieces still live
 	issued map[*blkq.Request]bool
+
+	flushWaiting []*blkq.Bio                   // flush bios with a request, waiting for a flush request
+	flushServing map[*blkq.Request][]*blkq.Bio // the flush bios a flush request in flight serves
 
 	queued, completed, dropped, forgotten, notQueued int64
 	rqIssued, rqCompleted                            int64
+	seqEnded                                         int64 // requests that ended off the device without an earlier C
 	duplicates                                       int64
 	problems                                         []string // the first few, described
 }
 
 func newLedger() *ledger {
-	return &ledger{live: map[*blkq.Bio]bioState{}, issued: map[*blkq.Request]bool{}}
+	return &ledger{live: map[*blkq.Bio]bioState{}, pieces: map[*blkq.Bio]int{}, issued: map[*blkq.Request]bool{}}
 }
 
 const maxProblems = 20
@@ -62,6 +77,9 @@ func (l *ledger) dup(format string, args ...any) {
 func (l *ledger) Trace(e *blkq.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if e.Bio != nil && e.Action != 'Q' {
+		l.piece(e.Bio, e.Action == 'X')
+	}
 	switch e.Action {
 	case 'Q':
 		if s, ok := l.live[e.Bio]; ok {
@@ -97,6 +115,24 @@ func (l *ledger) Trace(e *blkq.Event) {
 			l.dropRA(e.Bio) // a read-ahead dropped at once: it never had a request
 			return
 		}
+		if !l.issued[e.Rq] && e.Sectors == 0 {
+			// The end of a flush sequence, off the device: an fsync's
+			// request, whose bio is live, or a request whose data's C
+			// ended its bios already.
+			ended := false
+			e.Rq.Bios(func(b *blkq.Bio) {
+				if l.live[b] == inRequest {
+					if l.end(b) {
+						l.completed++
+					}
+					ended = true
+				}
+			})
+			if ended {
+				l.seqEnded++
+			}
+			return
+		}
 		if !l.issued[e.Rq] {
 			l.dup("C of request %v %d+%d not in flight", e.Op, e.Sector, e.Sectors)
 			return
@@ -108,10 +144,49 @@ func (l *ledger) Trace(e *blkq.Event) {
 				l.dup("C carries %v %d+%d in state %d", b.Op, b.Sector, b.Sectors, l.live[b])
 				return
 			}
-			delete(l.live, b)
-			l.completed++
+			if l.end(b) {
+				l.completed++
+			}
 		})
 	}
+}
+
+// piece enters a piece of a split bio at its first event: its X, or, for
+// the last piece, its M, F, G or S.
+func (l *ledger) piece(b *blkq.Bio, x bool) {
+	p := b.Parent
+	if p == nil {
+		return
+	}
+	if _, ok := l.live[b]; ok {
+		if x {
+			l.dup("X of piece %d+%d that is live", b.Sector, b.Sectors)
+		}
+		return
+	}
+	if s := l.live[p]; s != waiting && s != sleeping && s != split {
+		l.dup("piece %d+%d of %v %d+%d in state %d", b.Sector, b.Sectors, p.Op, p.Sector, p.Sectors, s)
+		return
+	}
+	l.live[p] = split
+	l.pieces[p]++
+	l.live[b] = waiting
+}
+
+// end ends b, and its parent with its last piece. It reports whether a
+// submitted bio ended (b, or its parent).
+func (l *ledger) end(b *blkq.Bio) bool {
+	delete(l.live, b)
+	p := b.Parent
+	if p == nil {
+		return true
+	}
+	if l.pieces[p]--; l.pieces[p] > 0 {
+		return false
+	}
+	delete(l.pieces, p)
+	delete(l.live, p)
+	return true
 }
 
 func (l *ledger) dropRA(b *blkq.Bio) {
@@ -119,8 +194,9 @@ func (l *ledger) dropRA(b *blkq.Bio) {
 		l.dup("read-ahead %d+%d ended without a request in state %d", b.Sector, b.Sectors, l.live[b])
 		return
 	}
-	delete(l.live, b)
-	l.dropped++
+	if l.end(b) {
+		l.dropped++
+	}
 }
 
 // forget ends a bio that ended with its Submit's context error: taken
@@ -133,6 +209,16 @@ func (l *ledger) forget(b *blkq.Bio) {
 	case !ok:
 		l.notQueued++
 	case s == sleeping:
+		delete(l.live, b)
+		l.forgotten++
+	case s == split:
+		// Its first piece slept and was taken back with it.
+		for x := range l.live {
+			if x.Parent == b {
+				delete(l.live, x)
+			}
+		}
+		delete(l.pieces, b)
 		delete(l.live, b)
 		l.forgotten++
 	default:

@@ -77,7 +77,7 @@ func (r *result) print(w io.Writer) {
 	fmt.Fprintf(w, "bios: queued=%d completed=%d read-ahead dropped=%d taken back=%d refused before queueing=%d lost=%d duplicated=%d\n",
 		r.BiosQueued, r.BiosCompleted, r.BiosDropped, r.BiosTakenBack, r.BiosNotQueued, r.Lost, r.Duplicated)
 	fmt.Fprintf(w, "direct bios: submitted=%d EndIO calls=%d\n", r.DirectBios, r.DirectEnds)
-	fmt.Fprintf(w, "requests: issued=%d completed=%d\n", r.RequestsIssued, r.RequestsCompleted)
+	fmt.Fprintf(w, "requests: issued=%d completed=%d ended off the device=%d\n", r.RequestsIssued, r.RequestsCompleted, r.RequestsEndedOff)
 	fmt.Fprintf(w, "cache: hits=%d misses=%d read-ahead pages=%d dropped=%d evictions=%d discarded=%d written back=%d\n",
 		r.Cache.Hits, r.Cache.Misses, r.Cache.ReadAheadPages, r.Cache.ReadAheadDropped, r.Cache.Evictions, r.Cache.Discarded,
 		r.Cache.WrittenFlusher+r.Cache.WrittenThrottle+r.Cache.WrittenSync)

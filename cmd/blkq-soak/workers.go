@@ -254,7 +254,7 @@ func (s *soak) flipper() {
 		case 4:
 			name, value = "max_sectors_kb", pick("4", "8", "64", "128", "512", "1280")
 		case 5:
-			name, value = "alloc", pick("fair", "legacy", "fair-nobatch", "fair-wakeall")
+			name, value = "alloc", pick("fair", "legacy", "fair-nobatch", "fair-wakeall", "blk-mq")
 		case 6:
 			name, value = "iosched/fifo_batch", num(1, 32)
 		case 7:
@@ -274,6 +274,8 @@ func (s *soak) flipper() {
 			s.flips.Add(1)
 		case errors.Is(err, syscall.ENOENT):
 			s.skipped.Add(1) // another scheduler's tunable
+		case name == "nr_requests" && errors.Is(err, syscall.EINVAL):
+			s.skipped.Add(1) // blk-mq without a scheduler: more tags than the device's depth
 		default:
 			s.fail("flip %s=%s: %v", name, value, err)
 		}

@@ -407,12 +407,27 @@ func TestReplayRefusesFlagsItsTimingIgnores(t *testing.T) {
 		{[]string{"--timing=afap", "--speed=2", tpcc}, "--speed: scales the recorded times of --timing=trace"},
 		{[]string{"--time-unit=1ms", "../../testdata/samples/ftrace-blk-loop0.txt"}, "only DiskSim traces take a time unit"},
 		{[]string{"--compare", "nomerges=0,2", "--kernel-merges", tpcc}, "does not combine with"},
+		{[]string{"--device=sim:trace", tpcc}, "a disksim trace; sim:trace takes its times from the D and C events"},
 	} {
 		var o strings.Builder
 		err := cmdReplay(tc.args, &o, new(strings.Builder))
 		if !isUsage(err) || !strings.Contains(err.Error(), tc.want) || o.Len() != 0 {
 			t.Errorf("replay %v: %v; want a usage error %q and no report", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestSimTraceIsReplaysOnly: sim:trace serves requests in a trace's own
+// times, so blkq run refuses it, and a replay of a trace with no D and C
+// (DiskSim) too, each with a usage error.
+func TestSimTraceIsReplaysOnly(t *testing.T) {
+	err := cmdRun([]string{"--device=sim:trace"}, new(strings.Builder), new(strings.Builder))
+	if !isUsage(err) || !strings.Contains(err.Error(), "only blkq replay has it") {
+		t.Errorf("run --device=sim:trace: %v; want a usage error", err)
+	}
+	err = cmdReplay([]string{"--device=sim:trace", "../../testdata/samples/ftrace-blk-loop0.txt"}, new(strings.Builder), new(strings.Builder))
+	if err != nil {
+		t.Errorf("replay --device=sim:trace of an ftrace trace: %v", err)
 	}
 }
 

@@ -44,6 +44,22 @@ func runFio(t *testing.T, dir, stdin string, args ...string) (string, bool) {
 	return string(out), err == nil
 }
 
+// runBoth runs fio with args and blkq run with extra then args, both in
+// dir, and returns their standard outputs; it fails the test if either
+// fails.
+func runBoth(t *testing.T, dir string, extra, args []string) (fioOut, blkqOut string) {
+	t.Helper()
+	fioOut, ok := runFio(t, dir, "", args...)
+	if !ok {
+		t.Fatalf("fio %s failed", strings.Join(args, " "))
+	}
+	var out, errOut strings.Builder
+	if err := cmdRun(append(append([]string{}, extra...), args...), &out, &errOut); err != nil {
+		t.Fatalf("blkq run %s: %v\n%s", strings.Join(args, " "), err, errOut.String())
+	}
+	return fioOut, out.String()
+}
+
 // jobsSummary is what a JSON report says of the jobs a command line made.
 type jobsSummary struct {
 	Global map[string]string `json:"global options"`
@@ -206,16 +222,9 @@ func TestTerseAsFio(t *testing.T) {
 			"--lat_percentiles=1", "--percentile_list=50:99:10", "--description=mixed"},
 	} {
 		name := strings.Join(args, " ")
-		fioOut, ok := runFio(t, dir, "", args...)
-		if !ok {
-			t.Fatalf("fio %s failed", name)
-		}
-		var out strings.Builder
-		if err := cmdRun(args, &out, new(strings.Builder)); err != nil {
-			t.Fatalf("blkq run %s: %v", name, err)
-		}
+		fioOut, blkqOut := runBoth(t, dir, nil, args)
 		ff := strings.Split(strings.TrimSuffix(fioOut, "\n"), ";")
-		bf := strings.Split(strings.TrimSuffix(out.String(), "\n"), ";")
+		bf := strings.Split(strings.TrimSuffix(blkqOut, "\n"), ";")
 		if ff[len(ff)-1] == "mixed" {
 			ff = ff[:len(ff)-1]
 			if bf[len(bf)-1] != "mixed" {
@@ -224,8 +233,8 @@ func TestTerseAsFio(t *testing.T) {
 			}
 			bf = bf[:len(bf)-1]
 		}
-		if len(bf) != len(ff)+9 || strings.Count(out.String(), "\n") != 1 {
-			t.Fatalf("%s: blkq %d fields, fio %d (+9 for blkq's disk)\nblkq %s\nfio  %s", name, len(bf), len(ff), out.String(), fioOut)
+		if len(bf) != len(ff)+9 || strings.Count(blkqOut, "\n") != 1 {
+			t.Fatalf("%s: blkq %d fields, fio %d (+9 for blkq's disk)\nblkq %s\nfio  %s", name, len(bf), len(ff), blkqOut, fioOut)
 		}
 		for i, f := range ff {
 			b := bf[i]
@@ -266,23 +275,16 @@ func TestTerseVersionsAsFio(t *testing.T) {
 		"--name=rw", "--rw=randrw", "--size=2m", "--iodepth=4", "--name=trim", "--rw=trim", "--size=1m"}
 	for _, ver := range []int{2, 3, 4, 5} {
 		args := append([]string{"--minimal", fmt.Sprintf("--terse-version=%d", ver)}, jobs...)
-		fioOut, ok := runFio(t, dir, "", args...)
-		if !ok {
-			t.Fatalf("fio %v failed", args)
-		}
-		var out strings.Builder
-		if err := cmdRun(args, &out, new(strings.Builder)); err != nil {
-			t.Fatalf("blkq run %v: %v", args, err)
-		}
+		fioOut, blkqOut := runBoth(t, dir, nil, args)
 		lines := func(s string) []string {
 			if ver == 2 { // the description is on a line of its own
 				s = strings.ReplaceAll(s, "\n;mixed\n", ";mixed\n")
 			}
 			return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 		}
-		fl, bl := lines(fioOut), lines(out.String())
+		fl, bl := lines(fioOut), lines(blkqOut)
 		if len(fl) != 2 || len(bl) != 2 {
-			t.Fatalf("v%d: blkq %d lines, fio %d, want 2 (v2: 4):\nblkq %s\nfio  %s", ver, len(bl), len(fl), out.String(), fioOut)
+			t.Fatalf("v%d: blkq %d lines, fio %d, want 2 (v2: 4):\nblkq %s\nfio  %s", ver, len(bl), len(fl), blkqOut, fioOut)
 		}
 		head, per, disk := 5, 41, 9
 		if ver == 2 {
@@ -424,15 +426,8 @@ func TestStatusIntervalAsFio(t *testing.T) {
 	job := []string{"--status-interval=1", "--name=n", "--ioengine=null", "--rw=read", "--size=1g", "--time_based", "--runtime=2s"}
 	for _, format := range []string{"json", "normal"} {
 		args := append([]string{"--output-format=" + format}, job...)
-		fioOut, ok := runFio(t, dir, "", args...)
-		if !ok {
-			t.Fatalf("fio %v failed", args)
-		}
-		var out strings.Builder
-		if err := cmdRun(args, &out, new(strings.Builder)); err != nil {
-			t.Fatalf("blkq run %v: %v", args, err)
-		}
-		for who, o := range map[string]string{"fio": fioOut, "blkq": out.String()} {
+		fioOut, blkqOut := runBoth(t, dir, nil, args)
+		for who, o := range map[string]string{"fio": fioOut, "blkq": blkqOut} {
 			bytes, runtime := statusReports(t, who, o, format == "json")
 			if len(runtime) < 2 || len(runtime) > 3 {
 				t.Errorf("%s %s: %d reports, want 2 or 3 (one a second, and the final)", who, format, len(runtime))
@@ -537,16 +532,9 @@ func TestJSONPlusOfARunThroughFiosTool(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"--output-format=json+", "--ioengine=null", "--iodepth=2", "--lat_percentiles=1",
 		"--name=a", "--rw=randread", "--size=4m", "--name=b", "--rw=randrw", "--size=2m"}
-	fioOut, ok := runFio(t, dir, "", args...)
-	if !ok {
-		t.Fatal("fio failed")
-	}
-	var out strings.Builder
-	if err := cmdRun(args, &out, new(strings.Builder)); err != nil {
-		t.Fatal(err)
-	}
+	fioOut, blkqOut := runBoth(t, dir, nil, args)
 	fh, fr := jsonPlusCSVs(t, py, tool, dir, "fio", fioOut)
-	bh, br := jsonPlusCSVs(t, py, tool, dir, "blkq", out.String())
+	bh, br := jsonPlusCSVs(t, py, tool, dir, "blkq", blkqOut)
 	if fh != bh || len(fr) != len(br) || len(br) != 2 {
 		t.Errorf("blkq: %d CSVs, header %q; fio: %d, %q", len(br), bh, len(fr), fh)
 	}
@@ -574,21 +562,14 @@ func TestJSONPlusOfARealFileRun(t *testing.T) {
 	file := filepath.Join(dir, "data")
 	args := []string{"--output-format=json+", "--name=r", "--filename=" + file, "--rw=randread", "--bs=4k",
 		"--size=4m", "--direct=1", "--ioengine=psync", "--lat_percentiles=1"}
-	fioOut, ok := runFio(t, dir, "", args...)
-	if !ok {
-		t.Fatal("fio failed")
-	}
-	var out strings.Builder
-	if err := cmdRun(append([]string{"--device=file:" + file}, args...), &out, new(strings.Builder)); err != nil {
-		t.Fatal(err)
-	}
+	fioOut, blkqOut := runBoth(t, dir, []string{"--device=file:" + file}, args)
 	type lat struct {
 		Min, Max    uint64
 		N           uint64            `json:"N"`
 		Percentiles map[string]uint64 `json:"percentile"`
 		Bins        map[string]uint64 `json:"bins"`
 	}
-	for who, js := range map[string]string{"fio": fioOut, "blkq": out.String()} {
+	for who, js := range map[string]string{"fio": fioOut, "blkq": blkqOut} {
 		var doc struct {
 			Jobs []struct {
 				Read struct {
@@ -629,9 +610,62 @@ func TestJSONPlusOfARealFileRun(t *testing.T) {
 		}
 	}
 	fh, fr := jsonPlusCSVs(t, py, tool, dir, "fio", fioOut)
-	bh, br := jsonPlusCSVs(t, py, tool, dir, "blkq", out.String())
+	bh, br := jsonPlusCSVs(t, py, tool, dir, "blkq", blkqOut)
 	if fh != bh || len(fr) != 1 || len(br) != 1 {
 		t.Errorf("blkq: %d CSVs, header %q; fio: %d, %q", len(br), bh, len(fr), fh)
 	}
 	t.Logf("fio_jsonplus_clat2csv rows: blkq %v, fio %v", br, fr)
+}
+
+// TestRunRefusesWhatFioRefuses: a job fio 3.33 refuses when it runs it
+// (its option checks: rate with rate_iops, a minimum above its rate,
+// zonemode=strided without zonesize and zonesize without it, bssplit
+// shares over 100 with two entries to share the rest, zipf's θ of 1,
+// normal's σ of 100, a size below the block size such as 50.5%, which
+// fio reads as 50 bytes) blkq refuses, and one fio runs (bs=4k-,
+// bs=4k-8k, shares over 100, zipf:0, zipf without θ, iodepth=4x) blkq
+// runs: the exit status of fio and of blkq run agree on fio's null
+// engine. bs=1.5k is the exception: fio runs one-byte I/Os, which blkq
+// cannot issue, and says so.
+func TestRunRefusesWhatFioRefuses(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		ok   bool
+	}{
+		{[]string{"--rate_iops=100", "--rate=1m"}, false},
+		{[]string{"--rate=1m", "--rate_min=2m"}, false},
+		{[]string{"--rate_iops=10", "--rate_iops_min=20"}, false},
+		{[]string{"--zonemode=strided"}, false},
+		{[]string{"--zonesize=256k"}, false},
+		{[]string{"--bssplit=4k/50:8k/60:16k:32k"}, false},
+		{[]string{"--random_distribution=zipf:1"}, false},
+		{[]string{"--random_distribution=normal:100"}, false},
+		{[]string{"--size=50.5%"}, false},
+		{[]string{"--rate=1m", "--rate_min=1m", "--runtime=1", "--rate_cycle=5000"}, true},
+		{[]string{"--bs=4k-"}, true},
+		{[]string{"--bs=4k-8k"}, true},
+		{[]string{"--bssplit=4k/50:8k/60"}, true},
+		{[]string{"--random_distribution=zipf:0"}, true},
+		{[]string{"--random_distribution=zipf"}, true},
+		{[]string{"--iodepth=4x"}, true},
+		{[]string{"--zonemode=strided", "--zonesize=256k", "--zoneskip=256k"}, true},
+	} {
+		args := append([]string{"--name=x", "--ioengine=null", "--rw=randread", "--size=1m", "--output-format=terse"}, tc.args...)
+		name := strings.Join(tc.args, " ")
+		_, fioOK := runFio(t, dir, "", args...)
+		var out, errOut strings.Builder
+		err := cmdRun(args, &out, &errOut)
+		if fioOK != tc.ok || (err == nil) != tc.ok {
+			t.Errorf("%s: fio ran %v, blkq ran %v (%v); want both %v", name, fioOK, err == nil, err, tc.ok)
+		}
+	}
+	args := []string{"--name=x", "--ioengine=null", "--rw=read", "--size=4k", "--bs=1.5k", "--output-format=terse"}
+	if _, ok := runFio(t, dir, "", args...); !ok {
+		t.Errorf("fio refused bs=1.5k, which it reads as 1 byte")
+	}
+	err := cmdRun(args, new(strings.Builder), new(strings.Builder))
+	if err == nil || !strings.Contains(err.Error(), "fio reads it as 1 byte") {
+		t.Errorf("bs=1.5k: %v; want an error saying fio reads it as 1 byte", err)
+	}
 }

@@ -101,11 +101,11 @@ func newCLIFlags() *cliFlags {
 	f := new(cliFlags)
 	fs := pflag.NewFlagSet("blkq", pflag.ContinueOnError)
 	f.set = fs
-	fs.StringVar(&f.device, "device", "", "device: sim:hdd, sim:ssd, null or file:PATH (default: null for jobs on fio's null engine, else sim:hdd)")
-	fs.StringVar(&f.scheduler, "scheduler", "mq-deadline", "elevator: none, mq-deadline or linus (the 2.4 elevator)")
+	fs.StringVar(&f.device, "device", "", "device: sim:hdd, sim:ssd, null or file:PATH (default: null for jobs on fio's null engine, else sim:hdd); blkq replay also sim:trace, each request served in the time the trace recorded")
+	fs.StringVar(&f.scheduler, "scheduler", "mq-deadline", "elevator: none, mq-deadline (Linux 6.x), mq-deadline-noprio (blkq's before it, the experiments') or linus (the 2.4 elevator)")
 	fs.IntVar(&f.nrRequests, "nr-requests", 128, "request pool per direction (nr_requests; the default is Linux's)")
 	fs.IntVar(&f.nomerges, "nomerges", 0, "0 all merges, 1 one-hit cache only, 2 none")
-	fs.StringVar(&f.alloc, "alloc", "fair", "request allocation policy: fair, legacy, fair-nobatch, fair-wakeall")
+	fs.StringVar(&f.alloc, "alloc", "fair", "request allocation policy: fair, legacy, fair-nobatch, fair-wakeall, blk-mq (Linux 6.x tags)")
 	fs.StringArrayVar(&f.sets, "set", nil, "set a queue tunable before the run, `NAME=VALUE` (repeatable; e.g. iosched/fifo_batch=8)")
 
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice in a simulated run")

@@ -7,9 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/engine"
 	"github.com/blkq-dev/blkq/experiment"
 	"github.com/blkq-dev/blkq/report"
+	"github.com/blkq-dev/blkq/sim/traced"
 	"github.com/blkq-dev/blkq/workload/iotrace"
 	"github.com/spf13/cobra"
 )
@@ -76,6 +78,11 @@ func (f *cliFlags) replay(path string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if base.Device == "sim:trace" {
+		if base.ServiceTimes, err = recordedTimes(path, f.traceFormat); err != nil {
+			return err
+		}
+	}
 	ro := engine.ReplayOptions{Timing: f.timing, Speed: f.speed, IODepth: f.iodepth, Strict: f.strict}
 	if f.parseOnly {
 		// As run --parse-only: the trace is read and checked, nothing runs.
@@ -99,6 +106,15 @@ func (f *cliFlags) replay(path string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var ours []iotrace.EventKey
+	if f.kernelMerges {
+		// What blkq did, event for event, beside the kernel's.
+		base.Tracers = append(base.Tracers, blkq.TracerFunc(func(e *blkq.Event) {
+			if strings.IndexByte(iotrace.ComparedActions, byte(e.Action)) >= 0 {
+				ours = append(ours, iotrace.EventKey{Action: byte(e.Action), Op: e.Op, Sector: e.Sector, Sectors: e.Sectors})
+			}
+		}))
+	}
 	res, err := engine.ReplayStream(path, src, base, ro)
 	// A trace that could not be written (ENOSPC) fails the command, but
 	// after the report: the run itself ran and its figures are true.
@@ -110,7 +126,7 @@ func (f *cliFlags) replay(path string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "blkq: %s\n", w)
 	}
 	if f.kernelMerges {
-		lines, err := compareKernelMerges(path, f.traceFormat, res)
+		lines, err := compareKernelMerges(path, f.traceFormat, res, ours)
 		if err != nil {
 			return err
 		}
@@ -162,7 +178,8 @@ func (r replayRecords) Next() (engine.ReplayRecord, error) {
 	if err != nil {
 		return engine.ReplayRecord{}, err
 	}
-	return engine.ReplayRecord{Time: x.Time, PID: x.PID, Process: x.Process, Op: x.Op, Flags: x.Flags, Sector: x.Sector, Sectors: x.Sectors, Line: x.Line}, nil
+	return engine.ReplayRecord{Time: x.Time, PID: x.PID, Process: x.Process, Op: x.Op, Flags: x.Flags, Sector: x.Sector, Sectors: x.Sectors, Line: x.Line,
+		PlugFirst: x.Plug&iotrace.PlugFirst != 0, PlugLast: x.Plug&iotrace.PlugLast != 0, PlugSlept: x.Plug&iotrace.PlugSlept != 0}, nil
 }
 
 // replayCompare replays src under each of settings (from --compare) and
@@ -206,25 +223,67 @@ func deviceName(d string) string {
 
 // compareKernelMerges reads the kernel's own merge decisions and
 // dispatches from a blkparse or ftrace trace and compares them with the
-// replay's: merges bio by bio (and by kind, back or front), then the
-// requests dispatched and their mean size. It returns two lines.
-func compareKernelMerges(path, format string, res *engine.Result) (string, error) {
+// replay's (ours: its M, F, X and D events): merges bio by bio (and by
+// kind, back or front); the M, F, X and D events, event for event
+// (iotrace.CompareEvents); then the requests dispatched, their mean size
+// and their sizes' histogram. It returns three lines.
+func compareKernelMerges(path, format string, res *engine.Result, ours []iotrace.EventKey) (string, error) {
 	evs, err := iotrace.ReadEventsFile(path, iotrace.Format(format))
 	theirs := iotrace.KernelMerges(evs)
 	if err != nil && len(theirs) == 0 {
 		return "", fmt.Errorf("--kernel-merges: %w", err)
 	}
 	a := iotrace.CompareMerges(theirs, res.Merged)
-	d := iotrace.KernelDispatched(evs)
-	var reqs uint64
-	var mean float64
-	if b := res.Run.Jobs[0].Blkq; b != nil {
-		reqs, mean = b.RequestsIssued, b.AvgRequestBytes()/1024
-	}
-	return fmt.Sprintf("blkq: merges vs the kernel's own: %d bios; the kernel merged %d, blkq merged %d; both merged %d, neither %d: agreement %.1f%%; "+
-		"back merges: kernel %d, blkq %d, both %d; front merges: kernel %d, blkq %d, both %d\n"+
-		"blkq: requests vs the kernel's own: the kernel dispatched %d (mean %.1f KiB), blkq %d (mean %.1f KiB)\n",
+	kernel := iotrace.KernelEventKeys(evs)
+	per, all := iotrace.CompareEvents(kernel, ours)
+	var b strings.Builder
+	fmt.Fprintf(&b, "blkq: merges vs the kernel's own: %d bios; the kernel merged %d, blkq merged %d; both merged %d, neither %d: agreement %.1f%%; "+
+		"back merges: kernel %d, blkq %d, both %d; front merges: kernel %d, blkq %d, both %d\n",
 		a.Bios, a.Kernel, a.Replay, a.Both, a.Neither, a.Percent(),
-		a.KernelBack, a.ReplayBack, a.BothBack, a.KernelFront, a.ReplayFront, a.BothFront,
-		d.Requests, d.MeanKiB(), reqs, mean), nil
+		a.KernelBack, a.ReplayBack, a.BothBack, a.KernelFront, a.ReplayFront, a.BothFront)
+	b.WriteString("blkq: events vs the kernel's own (kernel/blkq/both, agreement):")
+	for _, e := range per {
+		fmt.Fprintf(&b, " %c %d/%d/%d %.1f%%,", e.Action, e.Kernel, e.Replay, e.Both, e.Percent())
+	}
+	fmt.Fprintf(&b, " all %d/%d/%d %.1f%%\n", all.Kernel, all.Replay, all.Both, all.Percent())
+	kd, bd := dispatched(kernel), dispatched(ours)
+	same := "the same"
+	if !iotrace.DispatchSizes(kernel).Equal(iotrace.DispatchSizes(ours)) {
+		same = "they differ"
+	}
+	fmt.Fprintf(&b, "blkq: requests vs the kernel's own: the kernel dispatched %d (mean %.1f KiB), blkq %d (mean %.1f KiB); sizes: kernel %s; blkq %s: %s\n",
+		kd.Requests, kd.MeanKiB(), bd.Requests, bd.MeanKiB(), iotrace.DispatchSizes(kernel), iotrace.DispatchSizes(ours), same)
+	return b.String(), nil
+}
+
+// dispatched sums the D events among keys.
+func dispatched(keys []iotrace.EventKey) iotrace.Dispatched {
+	var d iotrace.Dispatched
+	for _, k := range keys {
+		if k.Action == 'D' {
+			d.Requests++
+			d.Sectors += uint64(k.Sectors)
+		}
+	}
+	return d
+}
+
+// recordedTimes reads the service times of the trace at path for
+// sim:trace: the kernel's requests, from each D to its C.
+func recordedTimes(path, format string) (*traced.Times, error) {
+	if f, err := iotrace.FileFormat(path, iotrace.Format(format)); err == nil && f != iotrace.FormatBlkparse && f != iotrace.FormatFtrace {
+		return nil, usagef("--device=sim:trace: %s is a %s trace; sim:trace takes its times from the D and C events of a blkparse or ftrace trace", path, f)
+	}
+	evs, err := iotrace.ReadEventsFile(path, iotrace.Format(format))
+	if err != nil && len(evs) == 0 {
+		return nil, usagef("--device=sim:trace: %v", err)
+	}
+	t := traced.NewTimes()
+	for _, s := range iotrace.KernelServiceTimes(evs) {
+		t.Add(s.Op, s.Sector, s.Sectors, s.D2C)
+	}
+	if t.Len() == 0 {
+		return nil, usagef("--device=sim:trace: %s has no request both issued (D) and completed (C) to take service times from", path)
+	}
+	return t, nil
 }

@@ -48,6 +48,9 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 	if err != nil {
 		return err
 	}
+	if opt.Device == "sim:trace" {
+		return usagef("--device=sim:trace: only blkq replay has it (it serves each request in the time a blkparse or ftrace trace recorded)")
+	}
 	opt.RuntimeCap = f.runtimeCap
 	if f.statusIntervalText != "" {
 		d, err := fio.ParseTime(f.statusIntervalText)
@@ -71,10 +74,12 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 	}
 	for _, jf := range jobFiles {
 		for _, ig := range jf.Ignored {
-			if ig.Inert() && !f.warnings {
-				continue // fio's rule: stderr stays empty for what cannot matter
+			// Every option blkq ignores changes nothing it issues (the
+			// others are modelled or refused): fio's rule, stderr stays
+			// empty for what cannot matter, unless --warnings asks.
+			if f.warnings || !ig.Inert() {
+				fmt.Fprintf(stderr, "blkq: %s: ignoring option %q (no effect on blkq's devices)\n", ignoredPlace(ig), ig.Option)
 			}
-			fmt.Fprintf(stderr, "blkq: %s: ignoring option %q (not modelled)\n", ignoredPlace(ig), ig.Option)
 		}
 		if err := engine.CheckEngines(jf); err != nil {
 			return err
@@ -173,10 +178,10 @@ func (f *cliFlags) options() (engine.Options, error) {
 	opt := engine.Options{Device: f.device, Scheduler: f.scheduler, NrRequests: f.nrRequests, NoMerges: f.nomerges,
 		Alloc: f.alloc, Seed: f.seed}
 	switch d := f.device; {
-	case d == "", d == "sim:hdd", d == "sim:ssd", d == "null":
+	case d == "", d == "sim:hdd", d == "sim:ssd", d == "sim:trace", d == "null":
 	case strings.HasPrefix(d, "file:") && len(d) > len("file:"):
 	default:
-		return opt, usagef("--device=%.80q: want sim:hdd, sim:ssd, null or file:PATH", d)
+		return opt, usagef("--device=%.80q: want sim:hdd, sim:ssd, null or file:PATH (a replay also sim:trace)", d)
 	}
 	if f.nrRequests < 1 || f.nrRequests > 2048 {
 		return opt, usagef("--nr-requests=%d: want 1..2048 (values below 4 become 4, as in Linux)", f.nrRequests)

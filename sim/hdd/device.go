@@ -2,6 +2,7 @@ package hdd
 
 import (
 	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/internal/qlimits"
 	"github.com/blkq-dev/blkq/sim"
 )
 
@@ -114,3 +115,19 @@ func (d *Device) done() {
 		d.start()
 	}
 }
+
+// queueLimits are the disk's limits as Linux would show them in
+// /sys/block/<dev>/queue/ for a 7200 rpm ATA disk: rotational, 512-byte
+// sectors, LBA48's largest transfer (65535 sectors: max_hw_sectors_kb
+// 32767), Linux's segment defaults, a volatile write cache (write_cache
+// "write back", as desktop disks ship; the model keeps no dirty data in
+// it, so a flush costs only its command) and no FUA (a disk of 2002 has
+// no FUA command: the queue follows a FUA write with a flush). The model
+// serves a discard as a command of no data, so discards are allowed.
+var queueLimits = qlimits.Limits{Rotational: true, LogicalBlockSize: 512, PhysicalBlockSize: 512, MaxHWSectorsKB: 32767,
+	MaxSegments: qlimits.DefaultMaxSegments, MaxSegmentSize: qlimits.DefaultMaxSegmentSize,
+	MaxDiscardSegments: 1, DiscardMaxBytes: qlimits.MaxDiscardBytes, WriteCache: true, FUA: false}
+
+// QueueLimit returns the disk's limit name as /sys/block/<dev>/queue/name
+// shows it (see queueLimits), for the request queue.
+func (d *Device) QueueLimit(name string) (string, bool) { return queueLimits.Value(name) }

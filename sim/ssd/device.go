@@ -2,6 +2,7 @@ package ssd
 
 import (
 	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/internal/qlimits"
 	"github.com/blkq-dev/blkq/sim"
 )
 
@@ -136,3 +137,20 @@ func (d *Device) pop() pending {
 	d.pend = h
 	return top
 }
+
+// queueLimits are the drive's limits as Linux shows them in
+// /sys/block/<dev>/queue/ for an NVMe SSD: not rotational, 512-byte
+// blocks (the model writes any whole sector without read-modify-write),
+// Linux's segment defaults, the NVMe driver's discard limits (256 ranges
+// of a Dataset Management command, UINT_MAX sectors), a volatile write
+// cache (write_cache "write back"; the model keeps no dirty data, so a
+// flush costs only its command) and FUA, as NVMe has. max_hw_sectors_kb
+// is blkq's 32767; an NVMe drive's comes from its MDTS, often 128 to
+// 2048 KiB.
+var queueLimits = qlimits.Limits{Rotational: false, LogicalBlockSize: 512, PhysicalBlockSize: 512, MaxHWSectorsKB: 32767,
+	MaxSegments: qlimits.DefaultMaxSegments, MaxSegmentSize: qlimits.DefaultMaxSegmentSize,
+	MaxDiscardSegments: 256, DiscardMaxBytes: 0xffffffff << 9, WriteCache: true, FUA: true}
+
+// QueueLimit returns the drive's limit name as /sys/block/<dev>/queue/name
+// shows it (see queueLimits), for the request queue.
+func (d *Device) QueueLimit(name string) (string, bool) { return queueLimits.Value(name) }

@@ -137,7 +137,7 @@ func TestErrorQuotesAtMost200BytesOfALongLine(t *testing.T) {
 		"[j]\nbs=" + long + "\n",
 		"[j]\n" + long + "=1\n",
 		"[" + long + "\n",
-		"[j]\nsize=1" + long + "\n",
+		"[j]\nsize=(1" + long + ")\n",
 		"[j]\nbssplit=" + strings.Repeat("4k/1:", 50) + long + "\n",
 		"[j]\nbssplit=0\"" + strings.Repeat("\xd4", 1<<20) + "\n", // 4 bytes of quote a byte
 		"[j]\n" + strings.Repeat("é", 1<<19) + "\n",

@@ -76,41 +76,108 @@ func parseDistribution(s string, kb int64) (Distribution, error) {
 	return d, badValue("bad random_distribution", s, "want random, zipf:θ, pareto:h, normal:σ, zoned:... or zoned_abs:...")
 }
 
+// The parameters fio 3.33 gives zipf and pareto when none follows the
+// name (fio.h FIO_DEF_ZIPF, FIO_DEF_PARETO); normal's is 0.
+const (
+	defaultZipfTheta = 1.1
+	defaultParetoH   = 0.2
+)
+
 // parseSkewed parses zipf, pareto and normal with their parameter and an
-// optional center.
+// optional center, as fio 3.33 reads them (options.c, read for
+// behaviour): without a parameter fio's default; a number is read as C's
+// sscanf("%lf") reads it, its leading decimal number and nothing after;
+// zipf refuses only θ = 1 (θ = 0 is a uniform draw), pareto wants
+// 0 < h < 1 and normal 0 ≤ σ < 100 (a percentage of the region), the
+// center 0 ≤ c ≤ 1. fio takes "inf" and "nan" too, which draw nothing
+// meaningful: blkq refuses them.
 func parseSkewed(s, kind, rest string) (Distribution, error) {
 	d := Distribution{Kind: kind, Center: -1}
 	if kind == "gauss" {
 		d.Kind = "normal"
 	}
-	ps, cs, hasCenter := strings.Cut(rest, ":")
-	p, err := strconv.ParseFloat(strings.TrimSpace(ps), 64)
-	if err != nil || math.IsNaN(p) || math.IsInf(p, 0) {
+	switch d.Kind {
+	case "zipf":
+		d.Param = defaultZipfTheta
+	case "pareto":
+		d.Param = defaultParetoH
+	}
+	if !strings.Contains(s, ":") {
+		return d, nil
+	}
+	ps, cs, hasCenter := strings.Cut(strings.TrimSpace(rest), ":")
+	p, ok := cFloat(ps)
+	if !ok {
 		return d, badValue("bad random_distribution", s, "%s needs a number after the colon", kind)
 	}
 	switch d.Kind {
 	case "zipf":
-		if p <= 0 || p == 1 {
-			return d, badValue("bad random_distribution", s, "zipf's θ must be above 0 and not 1 (fio)")
+		if p == 1 {
+			return d, badValue("bad random_distribution", s, "zipf's θ must not be 1 (fio: zipf theta must different than 1.0)")
 		}
 	case "pareto":
 		if p <= 0 || p >= 1 {
-			return d, badValue("bad random_distribution", s, "pareto's h must be between 0 and 1 (fio)")
+			return d, badValue("bad random_distribution", s, "pareto's h must be above 0 and below 1 (fio)")
 		}
 	case "normal":
-		if p < 0 || p > 100 {
-			return d, badValue("bad random_distribution", s, "normal's deviation is a percentage: 0 to 100")
+		if p < 0 || p >= 100 {
+			return d, badValue("bad random_distribution", s, "normal's deviation is a percentage: at least 0, below 100 (fio)")
 		}
 	}
 	d.Param = p
 	if hasCenter {
-		c, err := strconv.ParseFloat(strings.TrimSpace(cs), 64)
-		if err != nil || !(c >= 0 && c <= 1) {
+		c, ok := cFloat(cs)
+		if !ok || !(c >= 0 && c <= 1) {
 			return d, badValue("bad random_distribution", s, "the center must be between 0 and 1")
 		}
 		d.Center = c
 	}
 	return d, nil
+}
+
+// cFloat reads the leading decimal number of s as C's sscanf("%lf")
+// does: optional blanks and a sign, digits with an optional fraction,
+// an optional exponent; what follows is ignored. ok is false without a
+// number (and for inf, nan and hexadecimal floats, which blkq refuses).
+func cFloat(s string) (float64, bool) {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	if strings.HasPrefix(s[i:], "0x") || strings.HasPrefix(s[i:], "0X") {
+		return 0, false // a hexadecimal float
+	}
+	digits := 0
+	for i < len(s) && isDigit(s[i]) {
+		i, digits = i+1, digits+1
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && isDigit(s[i]) {
+			i, digits = i+1, digits+1
+		}
+	}
+	if digits == 0 {
+		return 0, false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		k := i + 1
+		if k < len(s) && (s[k] == '+' || s[k] == '-') {
+			k++
+		}
+		if k < len(s) && isDigit(s[k]) {
+			for k < len(s) && isDigit(s[k]) {
+				k++
+			}
+			i = k
+		}
+	}
+	f, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
 }
 
 // parseZones parses one direction's "A/R:A/R..." list. The access shares

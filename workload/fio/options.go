@@ -128,7 +128,8 @@ var modelled = []struct {
 		return setDuration(&j.RampTime, c, time.Second)
 	}}, nil},
 	{optSpec{name: "loops", scalar: true, set: func(j *Job, c *optCtx) error {
-		if err := setInt(&j.Loops, c, 0, math.MaxInt32); err != nil {
+		// fio's loops is an unsigned 32-bit count.
+		if err := setInt(&j.Loops, c, 0, math.MaxUint32); err != nil {
 			return err
 		}
 		if j.Loops == 0 {
@@ -350,11 +351,11 @@ func eachDir(c *optCtx, set func(d int, part string) error) error {
 	return nil
 }
 
+// setBS sets bs=, one size per direction. As in fio, a range there is
+// its first size (bs=4k-8k is 4k: fio reads the number and its unit and
+// ignores the rest; bsrange= takes a range).
 func setBS(j *Job, c *optCtx) error {
 	return eachDir(c, func(d int, part string) error {
-		if rangeSep(part) >= 0 {
-			return badValue("bad size", part, "bs takes one size per direction; use bsrange for a range")
-		}
 		n, err := parseSize(part, c.kb)
 		if err != nil {
 			return err
@@ -362,15 +363,41 @@ func setBS(j *Job, c *optCtx) error {
 		if n == 0 {
 			return badValue("bad size", part, "block size must be at least 1")
 		}
+		if err := fractionCut(part, n); err != nil {
+			return err
+		}
 		j.BS[d] = Range{Min: n, Max: n}
 		return nil
 	})
+}
+
+// fractionCut refuses a block size whose text has a fraction that fio
+// cuts to a size blkq cannot issue (bs=1.5k is one byte to fio, which
+// reads a number up to its '.'), saying so; blkq's I/Os are whole
+// 512-byte sectors.
+func fractionCut(part string, n ...int64) error {
+	if !strings.Contains(part, ".") {
+		return nil
+	}
+	for _, x := range n {
+		if x%512 != 0 {
+			unit := "bytes"
+			if x == 1 {
+				unit = "byte"
+			}
+			return badValue("bad size", part, "fio reads it as %d %s (a number ends at its '.'), and blkq's I/Os are whole 512-byte sectors", x, unit)
+		}
+	}
+	return nil
 }
 
 func setBSRange(j *Job, c *optCtx) error {
 	return eachDir(c, func(d int, part string) error {
 		r, err := parseSizeRange(part, c.kb)
 		if err != nil {
+			return err
+		}
+		if err := fractionCut(part, r.Min, r.Max); err != nil {
 			return err
 		}
 		if r.Min == 0 {
@@ -386,6 +413,11 @@ func setBSSplit(j *Job, c *optCtx) error {
 		sp, err := parseBSSplit(part, c.kb)
 		if err != nil {
 			return err
+		}
+		for _, x := range sp {
+			if err := fractionCut(part, x.BS); err != nil {
+				return err
+			}
 		}
 		j.BSSplit[d] = sp
 		return nil

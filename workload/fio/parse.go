@@ -151,6 +151,7 @@ type rawOpt struct {
 	bare    bool
 	keyword bool // a $keyword was substituted into it
 	line    int
+	file    string // the included job file it came from; "" for the parser's own text
 }
 
 type parser struct {
@@ -165,6 +166,8 @@ type parser struct {
 	njobs   int // jobs so far, numjobs clones included
 	nopts   int // Options entries so far, over all jobs
 
+	including int // depth of include directives being read
+
 	sections []string // Config.Sections
 	skip     bool     // the current section is not in sections
 
@@ -173,6 +176,7 @@ type parser struct {
 	secName   string
 	secLine   int
 	own       []rawOpt // the current job section's options
+	secGlobal int      // a [global] section's first option in globals
 }
 
 func (p *parser) startSection(name string, line int) {
@@ -181,12 +185,19 @@ func (p *parser) startSection(name string, line int) {
 	p.isGlobal = name == "global"
 	p.secName, p.secLine = name, line
 	p.own = nil
+	p.secGlobal = len(p.globals)
 	p.skip = !p.isGlobal && len(p.sections) > 0 && !slices.Contains(p.sections, name)
 }
 
 func (p *parser) endSection() error {
-	if !p.inSection || p.isGlobal || p.skip {
+	if !p.inSection || p.skip {
 		return nil
+	}
+	if p.isGlobal {
+		return p.checkEngineOptions(p.globals[p.secGlobal:], lastEngine(defaultEngine, p.globals))
+	}
+	if err := p.checkEngineOptions(p.own, lastEngine(lastEngine(defaultEngine, p.globals), p.own)); err != nil {
+		return err
 	}
 	// Checked before building: the job would cost as much as it lists.
 	p.nopts += len(p.globals) + len(p.own)
@@ -222,7 +233,7 @@ func (p *parser) option(text string, line int) error {
 	text, kw := replaceKeywords(text, p.kw)
 	name, value, bare := splitOption(text)
 	if f := strings.Fields(name); len(f) > 0 && f[0] == "include" {
-		return p.errorf(line, "", "", "include directives are not supported")
+		return p.include(strings.TrimSpace(strings.TrimPrefix(text, "include")), line)
 	}
 	if !p.inSection {
 		// fio: "option <...> outside of [] job section".
@@ -246,6 +257,9 @@ func (p *parser) option(text string, line int) error {
 		return p.errorf(line, name, "", "needs a value (%s=...)", name)
 	}
 	r := rawOpt{name: name, spec: spec, value: value, bare: bare, keyword: kw, line: line}
+	if p.including > 0 {
+		r.file = p.path
+	}
 	if spec.set == nil {
 		if !p.ignored[name] {
 			p.ignored[name] = true
@@ -285,6 +299,14 @@ func (p *parser) apply(j *Job, r rawOpt, kb int64, inherited bool) error {
 		j.lines = map[string]int{}
 	}
 	j.lines[r.spec.name] = r.line
+	if r.file != "" {
+		if j.files == nil {
+			j.files = map[string]string{}
+		}
+		j.files[r.spec.name] = r.file
+	} else {
+		delete(j.files, r.spec.name)
+	}
 	return nil
 }
 
@@ -325,6 +347,11 @@ func (p *parser) buildJob() (*Job, error) {
 		j.Options = append(j.Options, [2]string{r.spec.name, r.value})
 	}
 	j.NumInherited = len(p.globals)
+
+	// atomic implies O_DIRECT (fio's fix-up, whatever direct= says).
+	if j.Files.Atomic {
+		j.Direct = true
+	}
 
 	// As in fio, bssplit also sets each direction's block size range.
 	for d, sp := range j.BSSplit {

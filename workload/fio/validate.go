@@ -7,10 +7,11 @@ import (
 
 // Validate makes the cross-option checks fio makes before running, beyond
 // what Parse checks line by line: a job file with no jobs, wait_for naming
-// no earlier job, bssplit percentages above 100, zero or inverted block
-// sizes, and a size smaller than the smallest block size. All problems are
-// returned, joined; each is a *ParseError pointing at the option's line (or
-// the job's header when the option was not set in the file).
+// no earlier job, zero or inverted block sizes, a size smaller than the
+// smallest block size, rate limits that contradict each other, and zone
+// options without their zonemode. All problems are returned, joined; each
+// is a *ParseError pointing at the option's line (or the job's header when
+// the option was not set in the file).
 func Validate(jf *JobFile) error {
 	if jf == nil {
 		return errors.New("fio: nil job file")
@@ -24,11 +25,14 @@ func Validate(jf *JobFile) error {
 	groupSS := map[int]SteadyState{}
 	for _, j := range jf.Jobs {
 		fail := func(opt, val, format string, args ...any) {
-			line := j.Line
+			file, line := jf.Path, j.Line
 			if l, ok := j.lines[opt]; ok {
 				line = l
 			}
-			errs = append(errs, &ParseError{File: jf.Path, Line: line, Option: opt, Value: val,
+			if f, ok := j.files[opt]; ok {
+				file = f
+			}
+			errs = append(errs, &ParseError{File: file, Line: line, Option: opt, Value: val,
 				Msg: "job " + quote(j.Name) + ": " + fmt.Sprintf(format, args...)})
 		}
 		ss := j.SteadyState
@@ -53,15 +57,11 @@ func Validate(jf *JobFile) error {
 			fail("wait_for", j.WaitFor, "no job named %s before this one", quote(j.WaitFor))
 		}
 		for d, sp := range j.BSSplit {
-			sum := 0
+			// Shares over 100% in all stand, as in fio (parseBSSplit).
 			for _, s := range sp {
-				sum += s.Percent
 				if s.BS <= 0 {
 					fail("bssplit", "", "%s block size %d is not positive", dirName(d), s.BS)
 				}
-			}
-			if sum > 100 {
-				fail("bssplit", "", "%s percentages add up to %d%%, more than 100%%", dirName(d), sum)
 			}
 		}
 		minBS := int64(-1)
@@ -86,7 +86,10 @@ func Validate(jf *JobFile) error {
 		if j.Size > 0 && minBS > 0 && j.Size < minBS {
 			fail("size", "", "size %d is smaller than the minimum block size %d", j.Size, minBS)
 		}
+		checkRates(j, fail)
+		checkZones(j, fail)
 		checkOverflow(j, fail)
+		checkConditional(j, fail)
 		clones += j.NumJobs
 		seen[j.Name] = true
 	}
@@ -131,6 +134,39 @@ func checkOverflow(j *Job, fail func(opt, val, format string, args ...any)) {
 		if _, err := mulChecked(io, int64(j.Loops)); err != nil {
 			fail("loops", "", "%d loops of %d bytes are %s", j.Loops, io, limit)
 		}
+	}
+}
+
+// checkRates makes fio 3.33's rate checks (init.c fixup_options): a
+// bandwidth and an IOPS limit are exclusive (any direction of one with any
+// of the other), as are their minimums, and a direction's minimum may not
+// exceed its limit.
+func checkRates(j *Job, fail func(opt, val, format string, args ...any)) {
+	sum := func(a [3]int64) int64 { return a[0] + a[1] + a[2] }
+	switch {
+	case sum(j.Rate) > 0 && sum(j.RateIOPS) > 0:
+		fail("rate_iops", "", "rate and rate_iops are mutually exclusive (fio refuses the job)")
+	case sum(j.RateMin) > 0 && sum(j.RateIOPSMin) > 0:
+		fail("rate_iops_min", "", "rate_min and rate_iops_min are mutually exclusive (fio: rate and rate_iops are mutually exclusive)")
+	}
+	for d := range 3 {
+		if j.Rate[d] > 0 && j.Rate[d] < j.RateMin[d] {
+			fail("rate_min", "", "%s: rate_min %d B/s exceeds rate %d B/s (fio: minimum rate exceeds rate, ddir %d)", dirName(d), j.RateMin[d], j.Rate[d], d)
+		}
+		if j.RateIOPS[d] > 0 && j.RateIOPS[d] < j.RateIOPSMin[d] {
+			fail("rate_iops_min", "", "%s: rate_iops_min %d exceeds rate_iops %d (fio: minimum rate exceeds rate, ddir %d)", dirName(d), j.RateIOPSMin[d], j.RateIOPS[d], d)
+		}
+	}
+}
+
+// checkZones makes fio 3.33's zonemode checks: zonemode=strided needs a
+// zonesize, and a zonesize needs a zonemode other than none.
+func checkZones(j *Job, fail func(opt, val, format string, args ...any)) {
+	switch {
+	case j.ZoneMode == "strided" && j.ZoneSize == 0:
+		fail("zonemode", "", "zonemode=strided needs zonesize= (fio: --zonesize must be specified when using --zonemode=strided)")
+	case j.ZoneMode == "none" && j.ZoneSize > 0:
+		fail("zonesize", "", "zonesize= needs zonemode=strided (fio: --zonemode=none and --zonesize are not compatible)")
 	}
 }
 

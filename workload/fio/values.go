@@ -2,6 +2,7 @@ package fio
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,43 +29,142 @@ func parseDigits(digits string, hex bool) (int64, error) {
 	return int64(n), nil
 }
 
-// sizeMult gives the multiplier of a size suffix. fio 3.33 (observed with
-// Debian's binary): k/m/g/t/p, optionally followed by "b" or "i", mean
-// powers of kb_base; followed by "ib" they mean powers of the other base.
-// So under the default kb_base=1024, 1m = 1mb = 1mi = 1048576 while
-// 1mib = 1000000; kb_base=1000 swaps the two. Case does not matter.
+// sizeMult gives the multiplier of a size suffix, for size literals in
+// expressions: k/m/g/t/p, optionally followed by "b" or "i", mean powers
+// of kb_base; followed by "ib" they mean powers of the other base (fio
+// 3.33, observed with Debian's binary: under the default kb_base=1024,
+// 1m = 1mb = 1mi = 1048576 while 1mib = 1000000; kb_base=1000 swaps the
+// two). Case does not matter.
 func sizeMult(suffix string, kbBase int64) (int64, string) {
 	s := strings.ToLower(suffix)
 	if s == "" || s == "b" {
 		return 1, ""
 	}
 	if s == "z" {
-		return 0, "zone units ('z') need zonemode=zbd, which blkq does not model"
+		return 0, zoneUnits
 	}
 	if s == "%" {
 		return 0, "a percentage is not allowed here"
 	}
 	exp := strings.IndexByte("kmgtp", s[0]) + 1
 	if exp == 0 {
-		return 0, "unknown unit " + strconv.Quote(suffix)
+		return 0, "unknown unit " + quote(suffix)
 	}
-	base := kbBase
 	switch s[1:] {
-	case "", "b", "i":
-	case "ib":
+	case "", "b", "i", "ib":
+	default:
+		return 0, "unknown unit " + quote(suffix)
+	}
+	return unitPower(exp, strings.HasPrefix(s[1:], "ib"), kbBase), ""
+}
+
+const zoneUnits = "zone units ('z') need zonemode=zbd, which blkq does not model"
+
+// unitPower is kb_base (or, for the "ib" forms, the other base) to the
+// power exp (1 for k ... 5 for p).
+func unitPower(exp int, ib bool, kbBase int64) int64 {
+	base := kbBase
+	if ib {
 		if kbBase == 1000 {
 			base = 1024
 		} else {
 			base = 1000
 		}
-	default:
-		return 0, "unknown unit " + strconv.Quote(suffix)
 	}
 	m := int64(1)
-	for i := 0; i < exp; i++ {
+	for range exp {
 		m *= base // at most 1024^5: no overflow
 	}
-	return m, ""
+	return m
+}
+
+// fioDecimal reads a number with a unit as fio 3.33 reads one
+// (parse.c's str_to_decimal, read for behaviour), so that a value means
+// here what it means to fio, whatever follows it:
+//
+//   - the number is the longest integer strtoll takes from the start:
+//     an optional sign and decimal digits, or hexadecimal ones (with or
+//     without 0x) when the text holds "0x" anywhere;
+//   - the unit is read after the leading sign and decimal digits, if a
+//     letter or '%' comes there: up to the first separator (- : , /) it
+//     is matched by its start, the "ib" forms first (kib, mib, gib, tib,
+//     pib: the other base), then k, m, g, t, p (kb_base's powers), then
+//     % (a percentage); anything else is bytes;
+//   - nothing else is looked at.
+//
+// So 4k, 4kb, 4kx and 4k-8k are 4096, 4kib is 4000, 4Q and "4 k" are 4,
+// 1.5k is 1 (the number and the unit both end at the '.'), 0x10k is 16
+// (the unit would start at the 'x'), and 20% and 20%x are 20 percent
+// while 20.5% is 20 bytes, as fio reads them. Text that does not start
+// with a number is refused, as fio refuses it.
+func fioDecimal(s string, kbBase int64) (n int64, percent bool, err error) {
+	hex := strings.Contains(s, "0x") || strings.Contains(s, "0X")
+	i, neg := 0, false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	if hex && i+2 < len(s) && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X') && isHexDigit(s[i+2]) {
+		i += 2
+	}
+	j := i
+	for j < len(s) && (isDigit(s[j]) || hex && isHexDigit(s[j])) {
+		j++
+	}
+	if j == i {
+		return 0, false, errorString("not a number")
+	}
+	if n, err = parseDigits(s[i:j], hex); err != nil {
+		return 0, false, errorString("too large")
+	}
+	mult, pct := fioUnit(s, kbBase)
+	if pct {
+		if neg {
+			return 0, false, errorString("negative percentage")
+		}
+		return n, true, nil
+	}
+	if n, err = mulChecked(n, mult); err != nil {
+		return 0, false, errorString("too large")
+	}
+	if neg {
+		n = -n
+	}
+	return n, false, nil
+}
+
+// fioUnit is the unit fio 3.33 reads in s (fioDecimal's rules): its
+// multiplier, or percent.
+func fioUnit(s string, kbBase int64) (mult int64, percent bool) {
+	p := 0
+	if len(s) >= 2 {
+		digit := false
+		for p < len(s) && (isDigit(s[p]) || !digit && (s[p] == '+' || s[p] == '-')) {
+			digit = digit || isDigit(s[p])
+			p++
+		}
+		if p == len(s) || !isLetter(s[p]) && s[p] != '%' {
+			return 1, false
+		}
+	}
+	u := strings.ToLower(s[p:])
+	if k := strings.IndexAny(u, ":-,/"); k >= 0 {
+		u = u[:k]
+	}
+	for exp, pre := range []string{"kib", "mib", "gib", "tib", "pib"} {
+		if strings.HasPrefix(u, pre) {
+			return unitPower(exp+1, true, kbBase), false
+		}
+	}
+	if u != "" {
+		if exp := strings.IndexByte("kmgtp", u[0]) + 1; exp > 0 {
+			return unitPower(exp, false, kbBase), false
+		}
+		if u[0] == '%' {
+			return 1, true
+		}
+	}
+	return 1, false
 }
 
 // sizeUnit is the unitFunc of size literals inside expressions.
@@ -97,7 +197,9 @@ func splitNumber(s string) (neg bool, digits, rest string, hex bool) {
 	return neg, s[:i], s[i:], hex
 }
 
-// parseSignedSize parses a byte count such as 4k, 0x1000, -8k or (2*4k).
+// parseSignedSize parses a byte count such as 4k, 0x1000, -8k or (2*4k),
+// read as fio reads it (fioDecimal). A value ending in 'z' is in zones,
+// which only zonemode=zbd gives a size (fio refuses it elsewhere).
 func parseSignedSize(s string, kbBase int64) (int64, error) {
 	v := strings.TrimSpace(s)
 	if v == "" {
@@ -110,26 +212,15 @@ func parseSignedSize(s string, kbBase int64) (int64, error) {
 		}
 		return n, nil
 	}
-	neg, digits, rest, hex := splitNumber(v)
-	if digits == "" {
-		return 0, badValue("bad size", s, "not a number")
+	if strings.HasSuffix(v, "z") {
+		return 0, badValue("bad size", s, "%s", zoneUnits)
 	}
-	if strings.HasPrefix(rest, ".") {
-		return 0, badValue("bad size", s, "fractions are not allowed")
-	}
-	n, err := parseDigits(digits, hex)
+	n, pct, err := fioDecimal(v, kbBase)
 	if err != nil {
-		return 0, badValue("bad size", s, "too large")
+		return 0, badValue("bad size", s, "%v", err)
 	}
-	m, why := sizeMult(rest, kbBase)
-	if why != "" {
-		return 0, badValue("bad size", s, "%s", why)
-	}
-	if n, err = mulChecked(n, m); err != nil {
-		return 0, badValue("bad size", s, "too large")
-	}
-	if neg {
-		n = -n
+	if pct {
+		return 0, badValue("bad size", s, "a percentage is not allowed here")
 	}
 	return n, nil
 }
@@ -146,18 +237,19 @@ func parseSize(s string, kbBase int64) (int64, error) {
 	return n, nil
 }
 
-// parseSizeOrPercent parses a byte count or a percentage "20%" (0 < p <= 100).
+// parseSizeOrPercent parses a byte count or a percentage "20%" (0 < p <=
+// 100), read as fio reads them (fioDecimal: a percentage is a whole
+// number, and "20.5%" is 20 bytes).
 func parseSizeOrPercent(s string, kbBase int64) (n int64, pct float64, err error) {
 	v := strings.TrimSpace(s)
-	if p, ok := strings.CutSuffix(v, "%"); ok {
-		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || math.IsNaN(f) {
-			return 0, 0, badValue("bad percentage", s, "")
+	if v != "" && v[0] != '(' && !strings.HasSuffix(v, "z") {
+		p, isPct, err := fioDecimal(v, kbBase)
+		if err == nil && isPct {
+			if p <= 0 || p > 100 {
+				return 0, 0, badValue("bad percentage", s, "must be above 0 and at most 100")
+			}
+			return 0, float64(p), nil
 		}
-		if f <= 0 || f > 100 {
-			return 0, 0, badValue("bad percentage", s, "must be above 0 and at most 100")
-		}
-		return 0, f, nil
 	}
 	n, err = parseSize(v, kbBase)
 	return n, 0, err
@@ -175,7 +267,10 @@ func parseInt(s string, kbBase, lo, hi int64) (int64, error) {
 	}
 	if n < lo || n > hi {
 		if hi >= math.MaxInt32 {
-			return 0, badValue("bad number", s, "must be at least %d", lo)
+			if n < lo {
+				return 0, badValue("bad number", s, "must be at least %d", lo)
+			}
+			return 0, badValue("bad number", s, "must be at most %d", hi)
 		}
 		return 0, badValue("bad number", s, "must be between %d and %d", lo, hi)
 	}
@@ -400,9 +495,25 @@ func dirParts(s string) (parts [3]string, set [3]bool, err error) {
 	return parts, set, nil
 }
 
-// parseBSSplit parses one direction of bssplit: "bs/pct:bs/pct:...". Entries
-// without a percentage share what the others leave of 100% equally (integer
-// division, as fio); percentages above 100% in total are an error.
+// parseBSSplit parses one direction of bssplit, "bs/pct:bs/pct:...", as
+// fio 3.33 does (options.c, read for behaviour):
+//
+//   - entries end at the first empty one ("4k/50::8k/50" is 4k/50);
+//   - a share is read as C's atoi reads it (its leading integer, 0 when
+//     there is none), and above 100 (or negative) is 100;
+//   - an entry without a share, or with 0, gets an equal part of what the
+//     others leave of 100 (integer division);
+//   - shares over 100 in all are refused only with two such entries or
+//     more; otherwise they stand, and since the lookup walks the entries
+//     in order of share, smallest first, an I/O takes the first whose
+//     running sum passes a uniform draw below 100: 4k/50:8k/60 is 50%
+//     each, 4k/60:8k/20 gives 8k 20% and 4k the other 80%;
+//   - beside shares over 100, the one entry without a share takes every
+//     I/O: its part of the rest is negative, which fio's unsigned share
+//     turns into the largest of all, sorted first. It is kept here as the
+//     first entry with a share of 100.
+//
+// The entries are returned in that order: by share, stably.
 func parseBSSplit(s string, kbBase int64) ([]Split, error) {
 	entries := strings.Split(s, ":")
 	if len(entries) > maxSplitEntries {
@@ -411,11 +522,10 @@ func parseBSSplit(s string, kbBase int64) ([]Split, error) {
 	out := make([]Split, 0, len(entries))
 	sum, missing := 0, 0
 	for _, e := range entries {
-		e = strings.TrimSpace(e)
-		if e == "" {
-			return nil, badValue("bad bssplit", s, "empty entry")
+		if strings.TrimSpace(e) == "" {
+			break
 		}
-		bsStr, pctStr, _ := strings.Cut(e, "/")
+		bsStr, pctStr, hasPct := strings.Cut(e, "/")
 		bs, err := parseSize(bsStr, kbBase)
 		if err != nil {
 			return nil, badValue("bad bssplit", s, "%v", err)
@@ -424,30 +534,77 @@ func parseBSSplit(s string, kbBase int64) ([]Split, error) {
 			return nil, badValue("bad bssplit", s, "zero block size in %q", e)
 		}
 		pct := -1
-		if p := strings.TrimSpace(pctStr); p != "" {
-			n, err := strconv.Atoi(p)
-			if err != nil || n < 0 || n > 100 {
-				return nil, badValue("bad bssplit", s, "bad percentage in %q (want an integer 0..100)", e)
+		if hasPct {
+			if n := cAtoi(pctStr); n > 100 || n < 0 {
+				pct = 100
+			} else if n > 0 {
+				pct = n
 			}
-			pct = n
-			sum += n
-		} else {
+		}
+		if pct < 0 {
 			missing++
+		} else {
+			sum += pct
 		}
 		out = append(out, Split{BS: bs, Percent: pct})
 	}
-	if sum > 100 {
-		return nil, badValue("bad bssplit", s, "percentages add up to %d%%, more than 100%%", sum)
+	if len(out) == 0 {
+		return nil, badValue("bad bssplit", s, "empty entry")
 	}
+	if sum > 100 && missing > 1 {
+		return nil, badValue("bad bssplit", s, "percentages add up to %d%%, more than 100%%, with %d entries left to share the rest (fio: bssplit percentages add to more than 100%%)", sum, missing)
+	}
+	key := make(map[*Split]int, len(out))
 	if missing > 0 {
 		share := (100 - sum) / missing
+		if len(out) == 1 {
+			share = 100
+		}
 		for i := range out {
 			if out[i].Percent < 0 {
 				out[i].Percent = share
+				if share < 0 {
+					out[i].Percent = 100
+					key[&out[i]] = share // sorted first, as fio's wrapped share is
+				}
 			}
 		}
 	}
-	return out, nil
+	order := func(x *Split) int {
+		if k, ok := key[x]; ok {
+			return k
+		}
+		return x.Percent
+	}
+	sorted := make([]Split, len(out))
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return order(&out[a]) - order(&out[b]) })
+	for i, k := range idx {
+		sorted[i] = out[k]
+	}
+	return sorted, nil
+}
+
+// cAtoi is C's atoi: optional blanks and a sign, then decimal digits, 0
+// when there are none (and a saturated value on overflow).
+func cAtoi(s string) int {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	n := 0
+	for i := 0; i < len(s) && isDigit(s[i]); i++ {
+		n = min(n*10+int(s[i]-'0'), math.MaxInt32)
+	}
+	if neg {
+		return -n
+	}
+	return n
 }
 
 // parseFilenames splits filename= at ':' where "\:" is a literal colon.

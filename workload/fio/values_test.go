@@ -12,7 +12,9 @@ import (
 // (size=X with bs=1 on the null engine, reading io_bytes). fio's HOWTO says
 // "1mi" is the decimal form under kb_base=1024; the binary disagrees: the
 // decimal forms are the ones ending in "ib" (1mib, 4KiB), and a bare "i"
-// changes nothing (1mi = 1m, 1000ki = 1000k).
+// changes nothing (1mi = 1m, 1000ki = 1000k). What follows a number and
+// its unit fio ignores, and so do we (fio's io_bytes for size=4kx, 4Q,
+// "4 k", 1.5k, 0x10k, 10x, 1e: 4096, 4, 4, 1, 16, 16, 1).
 func TestParseSize(t *testing.T) {
 	tests := []struct {
 		in   string
@@ -62,7 +64,23 @@ func TestParseSize(t *testing.T) {
 		{"0x100", 1024, 256},
 		{"0X100", 1024, 256},
 		{"0x1b", 1024, 27},
-		{"0x10k", 1024, 16 << 10},
+		{"0x10k", 1024, 16}, // fio: the unit would start at the 'x'
+		// What fio ignores: anything after the number and its unit.
+		{"4kx", 1024, 4096},
+		{"4kk", 1024, 4096},
+		{"4k-", 1024, 4096},
+		{"4k-8k", 1024, 4096},
+		{"4k:", 1024, 4096},
+		{"4KiBx", 1024, 4000},
+		{"4Q", 1024, 4},
+		{"4q", 1024, 4},
+		{"4 k", 1024, 4},
+		{"1.5k", 1024, 1},
+		{"10x", 1024, 16}, // "0x" anywhere makes it hexadecimal
+		{"1e", 1024, 1},
+		{"0x", 1024, 0},
+		{"+64k", 1024, 64 << 10},
+		{"4Z", 1024, 4}, // only a lowercase 'z' is a zone unit
 		// Arithmetic.
 		{"(1+1)", 1024, 2},
 		{"(4k*2)", 1024, 8192},
@@ -86,7 +104,7 @@ func TestParseSize(t *testing.T) {
 
 func TestParseSizeErrors(t *testing.T) {
 	for _, in := range []string{
-		"", "k", "4Q", "4q", "4kk", "4kx", "1.5k", "-4k", "4 k", "abc", "0x", "1e", "4z", "20%",
+		"", "k", "-4k", "abc", "x4k", ".5k", "4z", "4kz", "20%", "20%x",
 		"99999999999999999999", "8192p", "(1+", "(1+)", "((1)", "(1/0)", "(1%0)", "(2^-1)", "(2^64)",
 		"(9223372036854775807+1)", "(1)k", "(abc)", "()", "(-9223372036854775807-1)/(-1)",
 		"(" + strings.Repeat("(", 100) + "1" + strings.Repeat(")", 101),
@@ -97,7 +115,7 @@ func TestParseSizeErrors(t *testing.T) {
 			t.Errorf("parseSize(%q): %v", in, err)
 		}
 	}
-	if _, err := parseSize("4Q", 1024); err == nil || err.Error() != `bad size "4Q": unknown unit "Q"` {
+	if _, err := parseSize("Q4", 1024); err == nil || err.Error() != `bad size "Q4": not a number` {
 		t.Errorf("message: %v", err)
 	}
 }
@@ -118,6 +136,13 @@ func TestParseSizeOrPercent(t *testing.T) {
 	n, pct, err = parseSizeOrPercent("1g", 1024)
 	if err != nil || n != 1<<30 || pct != 0 {
 		t.Errorf("1g: %d %v %v", n, pct, err)
+	}
+	// fio reads a percentage as a whole number: 50.5% is 50 bytes.
+	if n, pct, err := parseSizeOrPercent("50.5%", 1024); err != nil || n != 50 || pct != 0 {
+		t.Errorf("50.5%%: %d %v %v", n, pct, err)
+	}
+	if n, pct, err := parseSizeOrPercent("20%x", 1024); err != nil || n != 0 || pct != 20 {
+		t.Errorf("20%%x: %d %v %v", n, pct, err)
 	}
 	for _, in := range []string{"0%", "101%", "-5%", "x%", "%", "NaN%"} {
 		if _, _, err := parseSizeOrPercent(in, 1024); err == nil {
@@ -207,7 +232,11 @@ func TestRanges(t *testing.T) {
 			t.Errorf("parseSizeRange(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		}
 	}
-	for _, in := range []string{"-1k-4k", "1k-", "-", "1k-4k-8k", "a-b"} {
+	// fio reads each end as a size, ignoring what follows it.
+	if r, err := parseSizeRange("1k-4k-8k", 1024); err != nil || r != (Range{1024, 4096}) {
+		t.Errorf("parseSizeRange(1k-4k-8k) = %v, %v; want 1k-4k", r, err)
+	}
+	for _, in := range []string{"-1k-4k", "1k-", "-", "a-b"} {
 		if r, err := parseSizeRange(in, 1024); err == nil {
 			t.Errorf("parseSizeRange(%q) = %v, want error", in, r)
 		}
@@ -250,17 +279,33 @@ func TestParseBSSplit(t *testing.T) {
 		in   string
 		want []Split
 	}{
-		{"4k/10:64k/50:32k/40", []Split{{4096, 10}, {65536, 50}, {32768, 40}}},
+		// In order of share, smallest first (stably), as fio keeps them.
+		{"4k/10:64k/50:32k/40", []Split{{4096, 10}, {32768, 40}, {65536, 50}}},
 		{"64k/40:1024k/60", []Split{{65536, 40}, {1 << 20, 60}}},
 		{"4k", []Split{{4096, 100}}},
 		{"4k/", []Split{{4096, 100}}},
 		// Entries without a percentage share the remainder equally.
-		{"4k/50:8k:16k", []Split{{4096, 50}, {8192, 25}, {16384, 25}}},
+		{"4k/50:8k:16k", []Split{{8192, 25}, {16384, 25}, {4096, 50}}},
 		{"4k:8k:16k", []Split{{4096, 33}, {8192, 33}, {16384, 33}}},
-		{"4k/100:8k", []Split{{4096, 100}, {8192, 0}}},
+		{"4k/100:8k", []Split{{8192, 0}, {4096, 100}}},
 		// Under 100 with nothing missing is kept as written, as fio does.
 		{"4k/30:8k/30", []Split{{4096, 30}, {8192, 30}}},
 		{"4k/0:8k/100", []Split{{4096, 0}, {8192, 100}}},
+		// fio's reading (each checked by the sizes of fio's I/O, rw=read
+		// on the null engine): a share is C's atoi, 0 or none shares the
+		// rest, over 100 (or negative) is 100, the list ends at an
+		// empty entry, and shares over 100 stand.
+		{"4k/0:8k/50", []Split{{4096, 50}, {8192, 50}}},
+		{"4k/50:8k/x", []Split{{4096, 50}, {8192, 50}}},
+		{"4k/50/1", []Split{{4096, 50}}},
+		{"4k/101", []Split{{4096, 100}}},
+		{"4k/-5:8k/50", []Split{{8192, 50}, {4096, 100}}},
+		{"4k/50::8k/50", []Split{{4096, 50}}},
+		{"4k/50:8k/60", []Split{{4096, 50}, {8192, 60}}},
+		{"4k/60:8k/20", []Split{{8192, 20}, {4096, 60}}},
+		// The one entry without a share beside shares over 100 takes
+		// every I/O (fio: 16k 100%).
+		{"4k/50:8k/60:16k", []Split{{16384, 100}, {4096, 50}, {8192, 60}}},
 	}
 	for _, tc := range tests {
 		got, err := parseBSSplit(tc.in, 1024)
@@ -269,7 +314,7 @@ func TestParseBSSplit(t *testing.T) {
 		}
 	}
 	for _, in := range []string{
-		"4k/50:8k/60", "4k/101", "4k/-1", "4k/x", "4k/50/1", "0/100", "x/10", "4k/10::8k/90", "",
+		"4k/50:8k/60:16k:32k", "0/100", "x/10", "", ":4k",
 		strings.Repeat("4k:", 64) + "4k",
 	} {
 		if sp, err := parseBSSplit(in, 1024); err == nil {
@@ -342,6 +387,21 @@ func TestEngineKind(t *testing.T) {
 		"io_uring_cmd", "external:/x.so", "LIBAIO", ""} {
 		if k, ok := EngineKind(name); ok {
 			t.Errorf("EngineKind(%q) = %q, want not emulated", name, k)
+		}
+	}
+}
+
+// TestParseSizeOfAFlag: blkq's own flags take a number and a unit and
+// nothing else, where a job file's value is read as fio reads it.
+func TestParseSizeOfAFlag(t *testing.T) {
+	for in, want := range map[string]int64{"64m": 64 << 20, "4k": 4096, "0x10k": 16 << 10, "1mib": 1000000, "(2*4k)": 8192, " 8k ": 8192} {
+		if n, err := ParseSize(in); err != nil || n != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, n, err, want)
+		}
+	}
+	for _, in := range []string{"12x", "1.5g", "4k-", "4 k", "-4k", "", "k", "4z"} {
+		if n, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) = %d; want an error", in, n)
 		}
 	}
 }

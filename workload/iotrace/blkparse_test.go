@@ -39,8 +39,8 @@ func TestBlkparse(t *testing.T) {
 	kw := "kworker/u256:1"
 	runTable(t, FormatBlkparse, []tableCase{
 		{name: "real", in: realBlkparse, want: []Record{
-			{Time: ns(252703), PID: 17852, Process: kw, Device: "8,0", Op: wr, Sector: 24803160, Sectors: 160, Line: 5},
-			{Time: ns(40009321132), PID: 410, Process: "xfsaild/dm-0", Device: "8,0", Op: wr, Flags: blkq.FlagMeta, Sector: 4321296, Sectors: 8, Line: 11},
+			{Time: ns(252703), PID: 17852, Process: kw, Device: "8,0", Op: wr, Sector: 24803160, Sectors: 160, Line: 5, Plug: plugAlone},
+			{Time: ns(40009321132), PID: 410, Process: "xfsaild/dm-0", Device: "8,0", Op: wr, Flags: blkq.FlagMeta, Sector: 4321296, Sectors: 8, Line: 11, Plug: plugAlone},
 		}},
 		{name: "cfq era with messages", in: "" +
 			"  8,16   5        1     0.000000000 18615  A   R 1444645666 + 256 <- (8,17) 1444645632\n" +

@@ -72,11 +72,12 @@ func TestCorpusFtracePlain(t *testing.T) {
 		t.Fatalf("%d Q records, want 33", len(recs))
 	}
 	want := map[int]Record{
-		0: {Time: 0, PID: 10979, Process: "fio", Device: "7,0", Op: rd, Sector: 120, Sectors: 8, Line: 3},
+		// Each is a plug of its own (Q G P U I D).
+		0: {Time: 0, PID: 10979, Process: "fio", Device: "7,0", Op: rd, Sector: 120, Sectors: 8, Line: 3, Plug: plugAlone},
 		// 369.547885 - 369.545525
-		3: {Time: us(2360), PID: 10979, Process: "fio", Device: "7,0", Op: wr, Flags: sync, Sector: 960, Sectors: 8, Line: 21},
+		3: {Time: us(2360), PID: 10979, Process: "fio", Device: "7,0", Op: wr, Flags: sync, Sector: 960, Sectors: 8, Line: 21, Plug: plugAlone},
 		// fio's end_fsync: an empty preflush write, "Q FWS [fio]".
-		32: {Time: us(347516), PID: 10984, Process: "fio", Device: "7,0", Op: flush, Flags: sync, Line: 152},
+		32: {Time: us(347516), PID: 10984, Process: "fio", Device: "7,0", Op: flush, Flags: sync, Line: 152, Plug: plugAlone},
 	}
 	for i, w := range want {
 		if recs[i] != w {
@@ -120,11 +121,15 @@ func TestCorpusFtraceClassic(t *testing.T) {
 		t.Fatalf("%d Q records, want 25", len(recs))
 	}
 	want := map[int]Record{
-		0: {Time: 0, PID: 11078, Process: "fio", Device: "7,0", Op: wr, Flags: sync, Sector: 0, Sectors: 8, Line: 1},
+		// The first 16 writes are one plug (U after the 16th), the flush
+		// one of its own.
+		0: {Time: 0, PID: 11078, Process: "fio", Device: "7,0", Op: wr, Flags: sync, Sector: 0, Sectors: 8, Line: 1, Plug: PlugIn | PlugFirst},
 		// 385.069867975 - 385.069815948
-		1: {Time: ns(52027), PID: 11078, Process: "fio", Device: "7,0", Op: wr, Flags: sync, Sector: 8, Sectors: 8, Line: 4},
+		1: {Time: ns(52027), PID: 11078, Process: "fio", Device: "7,0", Op: wr, Flags: sync, Sector: 8, Sectors: 8, Line: 4, Plug: PlugIn},
 		// 385.070116960 - 385.069815948: fio's end_fsync.
-		16: {Time: ns(301012), PID: 11078, Process: "fio", Device: "7,0", Op: flush, Flags: sync, Line: 38},
+		// 385.069894254 - 385.069815948
+		15: {Time: ns(78306), PID: 11078, Process: "fio", Device: "7,0", Op: wr, Flags: sync, Sector: 120, Sectors: 8, Line: 32, Plug: PlugIn | PlugLast},
+		16: {Time: ns(301012), PID: 11078, Process: "fio", Device: "7,0", Op: flush, Flags: sync, Line: 38, Plug: plugAlone},
 	}
 	for i, w := range want {
 		if recs[i] != w {

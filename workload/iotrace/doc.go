@@ -30,10 +30,14 @@
 // For blkparse and ftrace the kernel's own decisions are available too: an
 // EventReader returns every action (Q, G, M, F, I, D, C, P, U ...), and
 // KernelMerges says, for each Q record, whether the kernel back- or
-// front-merged that bio, and KernelDispatched what requests it dispatched
-// (merges.go). That is the oracle against which blkq's merging can be
-// compared (blkq replay --kernel-merges; the kernel's traces in
-// testdata/ktrace).
+// front-merged that bio, KernelDispatched what requests it dispatched and
+// KernelServiceTimes how long each took from D to C (merges.go);
+// CompareEvents sets a replay's M, F, X and D events against the kernel's,
+// event for event (agreement.go). That is the oracle against which blkq's
+// request layer can be compared (blkq replay --kernel-merges; the kernel's
+// traces in testdata/ktrace). Their records carry the kernel's plugs, from
+// the P, U and UT events (Record.Plug, plugs.go), for a replay to plug as
+// the kernel did.
 //
 // # Errors
 //

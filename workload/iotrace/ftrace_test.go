@@ -42,10 +42,11 @@ func TestFtrace(t *testing.T) {
 			"fio-9 [000] ..... 2.000004: block_plug: [fio]\n" +
 			"fio-9 [000] ..... 2.000005: block_bio_queue: 8,0 FF 0 + 0 [fio]\n" + // REQ_OP_FLUSH with a preflush
 			"fio-9 [000] ..... 2.000006: block_bio_queue: 8,0 RAS 24 + 8 [fio]\n",
+			// One plug (no U): the merge, the flush and the read.
 			want: []Record{
-				q(0, 9, "fio", wr, sync, 16, 8, 2),
-				q(4, 9, "fio", flush, 0, 0, 0, 6),
-				q(5, 9, "fio", rd, blkq.FlagReadAhead|sync, 24, 8, 7),
+				plugged(q(0, 9, "fio", wr, sync, 16, 8, 2), PlugIn|PlugFirst),
+				plugged(q(4, 9, "fio", flush, 0, 0, 0, 6), PlugIn),
+				plugged(q(5, 9, "fio", rd, blkq.FlagReadAhead|sync, 24, 8, 7), PlugIn|PlugLast),
 			}},
 		{name: "lost events and blank lines", in: "\nCPU:1 [LOST 12 EVENTS]\n##### CPU 1 buffer started ####\n  8,0  1  5.000000001  7  Q  R 8 + 8 [dd]\n",
 			want: []Record{q(0, 7, "dd", rd, 0, 8, 8, 4)}},
@@ -56,8 +57,8 @@ func TestFtrace(t *testing.T) {
 			"  8,0    0   385.070116960 11078  Q FWS [fio]\n" +
 			"  8,0    1   385.070815187    22  C  WS 0 [0]\n",
 			want: []Record{
-				{Time: 0, PID: 11078, Process: "fio", Device: "8,0", Op: wr, Flags: sync, Sector: 0, Sectors: 8, Line: 1},
-				{Time: ns(301012), PID: 11078, Process: "fio", Device: "8,0", Op: flush, Flags: sync, Line: 4},
+				{Time: 0, PID: 11078, Process: "fio", Device: "8,0", Op: wr, Flags: sync, Sector: 0, Sectors: 8, Line: 1, Plug: PlugIn | PlugFirst},
+				{Time: ns(301012), PID: 11078, Process: "fio", Device: "8,0", Op: flush, Flags: sync, Line: 4, Plug: PlugIn | PlugLast},
 			}},
 		{name: "garbage", in: "fio-1 [000] .... 1.5: 8,0 Q W 8 + 8 [fio]\nhello world\n",
 			want:    []Record{q(0, 1, "fio", wr, 0, 8, 8, 1)},

@@ -102,3 +102,12 @@ const (
 
 func us(n int64) time.Duration { return time.Duration(n) * time.Microsecond }
 func ns(n int64) time.Duration { return time.Duration(n) }
+
+// plugAlone is the Plug of a bio alone on its plug.
+const plugAlone = PlugIn | PlugFirst | PlugLast
+
+// plugged returns r with Plug p.
+func plugged(r Record, p Plug) Record {
+	r.Plug = p
+	return r
+}

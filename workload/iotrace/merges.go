@@ -16,6 +16,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
+
+	"github.com/blkq-dev/blkq"
 )
 
 // Queued is one Q record of a blkparse or ftrace trace with what the kernel
@@ -59,6 +62,9 @@ func KernelMerges(events []Event) []Queued {
 		case 'G':
 			delete(pending, k)
 		}
+	}
+	for i, p := range eventPlugs(events) {
+		out[i].Plug = p
 	}
 	return out
 }
@@ -187,4 +193,56 @@ func CompareMerges(kernel []Queued, ours []byte) MergeAgreement {
 // no bios).
 func (a MergeAgreement) Percent() float64 {
 	return 100 * float64(a.Both+a.Neither) / float64(max(a.Bios, 1))
+}
+
+// Served is one request the kernel issued and completed: its D event's
+// op and range, and the time from that D to its C.
+type Served struct {
+	Op      blkq.Op
+	Sector  uint64
+	Sectors uint32
+	D2C     time.Duration
+}
+
+// KernelServiceTimes pairs the D and C events of events, request by
+// request (same device, op and range; each C with the earliest D not yet
+// completed), and returns one Served per completed D, in the order of the
+// D events. A D without a C (the trace ended first) is left out, and so is
+// a C without a D (a bio's own completion, "C WS 0 [0]" after a flush).
+func KernelServiceTimes(events []Event) []Served {
+	type key struct {
+		dev     string
+		op      blkq.Op
+		sector  uint64
+		sectors uint32
+	}
+	type issued struct {
+		at  time.Duration
+		idx int
+	}
+	open := map[key][]issued{}
+	var out []Served
+	done := []bool{}
+	for _, ev := range events {
+		k := key{ev.Device, ev.Op, ev.Sector, ev.Sectors}
+		switch ev.Action {
+		case 'D':
+			open[k] = append(open[k], issued{ev.Time, len(out)})
+			out = append(out, Served{Op: ev.Op, Sector: ev.Sector, Sectors: ev.Sectors})
+			done = append(done, false)
+		case 'C':
+			if q := open[k]; len(q) > 0 {
+				out[q[0].idx].D2C = ev.Time - q[0].at
+				done[q[0].idx] = true
+				open[k] = q[1:]
+			}
+		}
+	}
+	kept := out[:0]
+	for i, s := range out {
+		if done[i] {
+			kept = append(kept, s)
+		}
+	}
+	return kept
 }

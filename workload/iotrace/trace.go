@@ -45,6 +45,10 @@ type Record struct {
 	Sectors uint32
 	// Line is the 1-based line of the record in its source.
 	Line int
+	// Plug is how the kernel plugged the bio, where the trace shows it:
+	// blkparse and ftrace traces with P and U events (plugs.go). 0 for the
+	// other formats, and for traces without them.
+	Plug Plug
 }
 
 // Format names a trace format. The zero value "" means "detect it".
@@ -88,7 +92,7 @@ func NewReader(r io.Reader, name string, f Format) (Reader, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &queueReader{er: er}, nil
+		return newPlugReader(er.Next), nil
 	case FormatDiskSim:
 		return NewDiskSimReader(r, name, time.Nanosecond), nil
 	case FormatMSR:
@@ -212,23 +216,6 @@ func lineError(name string, l line, err error) error {
 		pe.Field, pe.Msg = fe.field, fe.msg
 	}
 	return pe
-}
-
-// queueReader is the Reader of blkparse and ftrace traces: the Q events.
-type queueReader struct {
-	er *EventReader
-}
-
-func (q *queueReader) Next() (Record, error) {
-	for {
-		ev, err := q.er.Next()
-		if err != nil {
-			return Record{}, err
-		}
-		if ev.Action == 'Q' {
-			return ev.Record, nil
-		}
-	}
 }
 
 // checkRecord reports whether rec is well formed: a known op, a non-empty
