@@ -150,6 +150,9 @@ type Queue struct {
 	clk Clock
 	dev Device
 	cfg Config
+	// inline is dev if it serves some requests on the issuing goroutine
+	// (inlineDevice, device.go), else nil.
+	inline inlineDevice
 
 	alloc     allocator
 	elv       elevator
@@ -223,6 +226,7 @@ func New(dev Device, clk Clock, cfg Config) (*Queue, error) {
 	q.alloc.init(p, cfg.NrRequests, cfg.BatchRequests)
 	q.depthUpdated()
 	q.hold = cfg.LockHook
+	q.inline, _ = dev.(inlineDevice)
 	dev.Attach(q.complete)
 	return q, nil
 }
@@ -263,8 +267,12 @@ func (q *Queue) release() {
 }
 
 // unlock releases the lock and runs what was deferred under it: end_io
-// callbacks first, then wake-ups, in the order they were queued.
+// callbacks first, then wake-ups, in the order they were queued; then an
+// inlineDevice serves what the hold set aside for it.
 func (q *Queue) unlock() {
+	if q.inline != nil {
+		defer q.inline.RunInline()
+	}
 	if len(q.pending) == 0 {
 		q.release()
 		return

@@ -47,7 +47,7 @@ func (r *runner) openCache(lay *layout, withData bool) error {
 		return nil
 	}
 	cfg := bcache.Config{Clock: r.exec, Pages: r.opt.CachePages, BackgroundRatio: r.opt.DirtyBackgroundRatio,
-		DirtyRatio: r.opt.DirtyRatio, NoData: !withData, NoLockTiming: r.simulated}
+		DirtyRatio: r.opt.DirtyRatio, NoData: !withData}
 	if r.simulated {
 		cfg.CopyNsPerKiB = CopyNsPerKiB
 		if r.cpus == nil { // with the CPU model the jobs' clients wake on their threads (cpus.go)
@@ -155,43 +155,68 @@ func (p *cachePath) submit(u *ioUnit) bool {
 		// BLKDISCARD does), so no old data comes back.
 		p.c.StartDiscard(p.cl, off, n, func(err error) { p.ended(u, err) })
 	case d == nil && u.bio.Op == blkq.OpWrite && p.j.osync():
-		p.c.StartWriteN(p.cl, n, off, p.osyncDone(off, p.rwDone(u, nil))) // sync= (osync.go)
+		p.c.StartWriteN(p.cl, n, off, p.osyncDone(off, p.call(u).donef)) // sync= (osync.go)
 	case d == nil && u.bio.Op == blkq.OpWrite:
-		p.c.StartWriteN(p.cl, n, off, p.rwDone(u, nil))
+		p.c.StartWriteN(p.cl, n, off, p.call(u).donef)
 	case d == nil:
-		p.c.StartReadN(p.cl, n, off, p.rwDone(u, nil))
+		p.c.StartReadN(p.cl, n, off, p.call(u).donef)
 	default:
-		write := u.bio.Op == blkq.OpWrite
-		d.bufs.withSlot(int(n), func(buf []byte) {
-			if write {
-				p.j.fillWrite(buf, off, u)
-				done := p.rwDone(u, buf)
-				if p.j.osync() {
-					done = p.osyncDone(off, done) // sync= (osync.go)
-				}
-				p.c.StartWrite(p.cl, buf, off, done)
-			} else {
-				p.c.StartRead(p.cl, buf, off, p.rwDone(u, buf))
-			}
-		})
+		d.bufs.withSlot(int(n), p.call(u).startf)
 	}
 	return true
 }
 
-// rwDone returns the completion of u's read or write through the cache:
-// buf (if any) goes back to the pool, a short read at the device's end is
-// not an error.
-func (p *cachePath) rwDone(u *ioUnit, buf []byte) func(int, error) {
-	return func(_ int, err error) {
-		if buf != nil {
-			p.j.checkRead(u, buf, err)
-			p.j.r.data.bufs.putSlot(buf)
-		}
-		if errors.Is(err, io.EOF) {
-			err = nil
-		}
-		p.ended(u, err)
+// A cacheCall is a unit's read or write through the cache, made once per
+// unit (units are reused) with its continuations bound, so that a call
+// allocates nothing.
+type cacheCall struct {
+	p      *cachePath
+	u      *ioUnit
+	buf    []byte           // the slot's buffer while the call holds one
+	startf func([]byte)     // start, bound
+	donef  func(int, error) // done, bound
+}
+
+// call returns u's cacheCall.
+func (p *cachePath) call(u *ioUnit) *cacheCall {
+	if u.cache == nil {
+		cc := &cacheCall{p: p, u: u}
+		cc.startf, cc.donef = cc.start, cc.done
+		u.cache = cc
 	}
+	return u.cache
+}
+
+// start makes the call with buf, the slot's buffer (a file run).
+func (cc *cacheCall) start(buf []byte) {
+	p, u := cc.p, cc.u
+	cc.buf = buf
+	off := int64(u.bio.Sector) << blkq.SectorShift
+	if u.bio.Op == blkq.OpWrite {
+		p.j.fillWrite(buf, off, u)
+		done := cc.donef
+		if p.j.osync() {
+			done = p.osyncDone(off, done) // sync= (osync.go)
+		}
+		p.c.StartWrite(p.cl, buf, off, done)
+	} else {
+		p.c.StartRead(p.cl, buf, off, cc.donef)
+	}
+}
+
+// done is the completion of the call: its buffer (if any) goes back to
+// the pool, a short read at the device's end is not an error.
+func (cc *cacheCall) done(_ int, err error) {
+	p, u, buf := cc.p, cc.u, cc.buf
+	cc.buf = nil
+	if buf != nil {
+		p.j.checkRead(u, buf, err)
+		p.j.r.data.bufs.putSlot(buf)
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	p.ended(u, err)
 }
 
 // sync is fsync of the job's files: a Sync of each in turn (of the whole

@@ -123,6 +123,7 @@ type ioUnit struct {
 	j      *job
 	sub    *submitter    // the task that submits it
 	rec    *ReplayRecord // the trace record of a replay's I/O
+	cache  *cacheCall    // its calls through the page cache (cache.go), made on its first
 	sync   bool          // a flush for fsync/fdatasync
 	start  blkq.Time     // submission began
 	queued blkq.Time     // submission returned (after any sleep for a request)

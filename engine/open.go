@@ -107,6 +107,12 @@ func (r *runner) openQueue(capacity int64, direct, fioJobs bool) error {
 		// other readers).
 		readOnly = r.readsOnly()
 		setup.ReadOnly = readOnly && largeEnough(arg, capacity)
+		// A lone psync job's I/O is served on the executor itself (a
+		// pread and little else, as fio's psync does it: device/file.go).
+		// With more jobs, or a replay's tasks, the executor is shared:
+		// one job's device time there would hold the others' I/O and
+		// timers back, so the device's workers serve everything.
+		setup.NoInline = !fioJobs || len(r.jobs) > 1
 	}
 	r.disk = &blkq.DiskStats{}
 	setup.Tracers = append(append(setup.Tracers, r.disk), r.opt.Tracers...)
