@@ -107,9 +107,11 @@ func (r *runner) plan() (*layout, error) {
 				}
 				rs = append(rs, region{n, known})
 				switch {
-				case lay.isDevice(n):
+				case lay.isDevice(n) && !(nullNoSize(spec) && size == 0):
 					// A device is as large as its jobs reach; the
-					// device size is at least the default.
+					// device size is at least the default. (fio's null
+					// engine looks at no file, a device's neither: a
+					// job on it needs a size, below.)
 					lay.need(n, satmath.Add(off, max(size, r.capSize(spec.IOSize))))
 				case known > 0:
 					lay.need(n, known)
