@@ -150,6 +150,9 @@ type Queue struct {
 	clk Clock
 	dev Device
 	cfg Config
+	// inline is dev if it serves some requests on the issuing goroutine
+	// (inlineDevice, device.go), else nil.
+	inline inlineDevice
 
 	alloc     allocator
 	elv       elevator
@@ -230,6 +233,7 @@ func New(dev Device, clk Clock, cfg Config) (*Queue, error) {
 	q.alloc.init(p, cfg.NrRequests, cfg.BatchRequests)
 	q.depthUpdated()
 	q.hold = cfg.LockHook
+	q.inline, _ = dev.(inlineDevice)
 	dev.Attach(q.complete)
 	return q, nil
 }
@@ -295,7 +299,8 @@ func (q *Queue) release() {
 }
 
 // unlock releases the lock and runs what was deferred under it: end_io
-// callbacks first, then wake-ups, in the order they were queued.
+// callbacks first, then wake-ups, in the order they were queued; then an
+// inlineDevice serves what the hold set aside for it.
 //
 // The callbacks are copied out of q.pending before the lock goes, so its
 // array is reused by the next hold and an I/O allocates nothing here. A
@@ -304,6 +309,9 @@ func (q *Queue) release() {
 // len(local) callbacks (every hold but a large completion's) are copied
 // to the stack.
 func (q *Queue) unlock() {
+	if q.inline != nil {
+		defer q.inline.RunInline()
+	}
 	n := len(q.pending)
 	if n == 0 {
 		q.release()

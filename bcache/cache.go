@@ -123,33 +123,58 @@ type Config struct {
 	// DefaultFlusherPID, DefaultFlusherName).
 	FlusherPID  int
 	FlusherName string
+	// LockTiming times every hold of the cache lock into Stats.Lock
+	// (default off: Stats.Lock stays empty). The timing reads the wall
+	// clock twice per hold and records into a histogram under a mutex of
+	// its own, which costs about as much as a page-cache hit's bookkeeping
+	// itself (issue 13), so, like the queue's Config.LockHook, it is there
+	// for whoever measures the lock (blkq latency); it never drives the
+	// cache.
+	LockTiming bool
 	// CPUHoldTime also times each hold of the cache lock on the holder
-	// thread's CPU clock (two system calls per hold; see package lockstat).
+	// thread's CPU clock (two system calls per hold; see package
+	// lockstat). It implies LockTiming.
 	CPUHoldTime bool
-	// NoLockTiming turns the timing of cache lock holds off (Stats.Lock
-	// stays empty). The timing reads the wall clock twice per hold, which
-	// a simulated run has no use for; it never drives the cache.
-	NoLockTiming bool
+	// OnWriteError, if set, is told of each page whose write-back failed,
+	// once per failure, without the cache lock, on the goroutine that
+	// completed the write (the device's, or the event loop). The error is
+	// recorded for Sync and Close as always (errseq.go); this tells the
+	// caller whose data was lost.
+	OnWriteError func(WriteError)
 }
 
-// buffer is one cached page.
+// WriteError is a page whose write-back failed (Config.OnWriteError).
+type WriteError struct {
+	Off    int64   // the page's device byte offset
+	Writer *Client // the client whose write last dirtied the page; nil if none did (a test's direct mark)
+	Err    error   // the device's error, unchanged
+}
+
+// buffer is one cached page. The fields a read hit touches (the list
+// node, page, data, the state and the lock's waiters) come first, in the
+// first two cache lines (128 bytes, which CPUs fetch in pairs), so that a
+// hit on a cold buffer costs one miss there rather than three.
 type buffer struct {
 	node
 	page int64
 	data []byte // PageSize bytes, allocated by the first lock owner; guarded by the buffer lock; nil with NoData
-	file *File  // the file the page belongs to (set when dirtied), or nil
-	bio  blkq.Bio
 
 	// Guarded by the cache lock.
 	uptodate bool     // data holds the device's page (or newer)
 	dirty    bool     // data is newer than the device's page
 	locked   bool     // the buffer lock is held
 	hashed   bool     // in the index; false once dropped
+	owners   []func() // waiting for the buffer lock, in order: handed it one at a time
+	peekers  []func() // waiting for the next unlock, without the lock
 	gen      uint64   // generation when last dirtied (Cache.gen at the time)
 	fillErr  error    // the error of the last fill, which left it not uptodate
 	wait     *wbBatch // the batch whose completion a writer waits for, or nil
-	owners   []func() // waiting for the buffer lock, in order: handed it one at a time
-	peekers  []func() // waiting for the next unlock, without the lock
+
+	file *File // the file the page belongs to (set when dirtied), or nil; guarded by the cache lock
+	bio  blkq.Bio
+	// writer is the client whose write last dirtied the page (for
+	// Config.OnWriteError); guarded by the cache lock.
+	writer *Client
 }
 
 // A Cache is a buffer cache of PageSize-byte pages over a queue. All methods
@@ -162,6 +187,7 @@ type Cache struct {
 	copyNs  int64
 	sched   func(func())
 	flusher *flusher
+	onWErr  func(WriteError) // Config.OnWriteError
 
 	mu       sync.Mutex
 	deferred []func() // continuations to run once the lock is released
@@ -189,8 +215,9 @@ type Cache struct {
 	raInFlight int             // read-ahead bios not yet ended
 	idle       []func()        // waiting for nothing in flight (Close, StartQuiesce)
 
-	hold *lockstat.Timer // cache lock hold times; nil with Config.NoLockTiming
-	ra   raState         // read-ahead streams; guarded by mu
+	hold  *lockstat.Timer // cache lock hold times; nil without Config.LockTiming
+	spare []byte          // the data of the buffer evictOne dropped last, for newBuffer
+	ra    raState         // read-ahead streams; guarded by mu
 
 	// Test hooks, set before a Sync or Invalidate starts and read when it
 	// builds its walks: needResched is asked after every walk step whether
@@ -238,6 +265,7 @@ func New(q *blkq.Queue, cfg Config) (*Cache, error) {
 		noData:   cfg.NoData,
 		copyNs:   cfg.CopyNsPerKiB,
 		sched:    cfg.Schedule,
+		onWErr:   cfg.OnWriteError,
 		index:    make(map[int64]*buffer),
 		capacity: cfg.Pages,
 		gen:      1,
@@ -248,7 +276,7 @@ func New(q *blkq.Queue, cfg Config) (*Cache, error) {
 	if c.sched == nil {
 		c.sched = func(f func()) { f() }
 	}
-	if !cfg.NoLockTiming {
+	if cfg.LockTiming || cfg.CPUHoldTime {
 		c.hold = lockstat.New(cfg.CPUHoldTime)
 	}
 	window, err := readAheadWindow(q, cfg.ReadAheadKB, cfg.Pages)
@@ -357,13 +385,15 @@ func (c *Cache) waitUnlocked(b *buffer, resume func()) bool {
 }
 
 // newBuffer adds a locked, not uptodate buffer for page p, evicting a clean
-// one first if the cache is full. Its data is allocated by the caller,
-// outside the cache lock.
+// one first if the cache is full. It takes over the evicted buffer's data
+// (stale until the new owner fills or overwrites it); otherwise its data is
+// allocated by the caller, outside the cache lock.
 func (c *Cache) newBuffer(p int64) *buffer {
 	if c.nrPages >= c.capacity && !c.evictOne() {
 		c.st.Overcommit++
 	}
-	b := &buffer{page: p, hashed: true, locked: true}
+	b := &buffer{page: p, hashed: true, locked: true, data: c.spare}
+	c.spare = nil
 	b.buf = b
 	c.index[p] = b
 	c.clean.pushBack(&b.node)
@@ -380,11 +410,14 @@ func (c *Cache) ensureData(b *buffer) {
 }
 
 // evictOne drops the least recently used unlocked clean buffer among the
-// first WalkChunk nodes of the clean list.
+// first WalkChunk nodes of the clean list, keeping its data for the next
+// newBuffer (c.spare): nobody reads the data of an unlocked buffer once it
+// is out of the index, and a miss then costs no page allocation.
 func (c *Cache) evictOne() bool {
 	for n, i := c.clean.front(), 0; n != nil && i < WalkChunk; n, i = c.clean.next(n), i+1 {
-		if n.buf != nil && !n.buf.locked {
-			c.drop(n.buf)
+		if b := n.buf; b != nil && !b.locked {
+			c.drop(b)
+			c.spare, b.data = b.data, nil
 			c.st.Evictions++
 			return true
 		}
@@ -589,8 +622,8 @@ type Stats struct {
 	WalkSteps        int64 // items visited by Sync's and Invalidate's walks
 	WalkHolds        int64 // cache lock holds of Sync's and Invalidate's walks
 
-	// Lock is the cache lock's hold times: on the wall clock unless
-	// Config.NoLockTiming, on the holder's CPU clock too if
+	// Lock is the cache lock's hold times, with Config.LockTiming: on
+	// the wall clock, and on the holder's CPU clock too if
 	// Config.CPUHoldTime is set.
 	Lock lockstat.Stats
 }

@@ -152,7 +152,7 @@ func testSyncUnderWriters(t *testing.T, bg, hard float64) {
 	path := makeDisk(t, pages)
 	var rec *recDev
 	q, _ := openQueue(t, path, func(d blkq.Device) blkq.Device { rec = newRecDev(d, true); return rec })
-	c, err := New(q, Config{Pages: 2048, BackgroundRatio: bg, DirtyRatio: hard})
+	c, err := New(q, Config{Pages: 2048, BackgroundRatio: bg, DirtyRatio: hard, LockTiming: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestInvalidateUnderWriters(t *testing.T) {
 	const pages = 8192
 	path := makeDisk(t, pages)
 	q, _ := openQueue(t, path, nil)
-	c, err := New(q, Config{Pages: 2048})
+	c, err := New(q, Config{Pages: 2048, LockTiming: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestConcurrentSyncInvalidate(t *testing.T) {
 	const pages = 4096
 	path := makeDisk(t, pages)
 	q, _ := openQueue(t, path, nil)
-	c, err := New(q, Config{Pages: 1024})
+	c, err := New(q, Config{Pages: 1024, LockTiming: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +360,7 @@ func TestRoundTripFreshQueue(t *testing.T) {
 	}
 	var rec *recDev
 	q, _ := openQueue(t, path, func(d blkq.Device) blkq.Device { rec = newRecDev(d, false); return rec })
-	c, err := New(q, Config{Pages: 128}) // small: evictions, re-reads for partial pages
+	c, err := New(q, Config{Pages: 128, LockTiming: true}) // small: evictions, re-reads for partial pages
 	if err != nil {
 		t.Fatal(err)
 	}

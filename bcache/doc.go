@@ -137,11 +137,11 @@
 // Not yet: periodic write-back of old dirty buffers (kupdate's
 // dirty_expire).
 //
-// Instruments. Every hold of the cache lock is timed into an HdrHistogram
-// (Stats.Lock, package lockstat; optionally on the holder's CPU clock too;
-// off with Config.NoLockTiming, as simulated runs want), alongside counters
-// of hits, reads, writes by source, evictions, throttling and walk steps.
-// The timing is the only wall-clock reading, and it never drives the cache.
+// Instruments. Counters of hits, reads, writes by source, evictions,
+// throttling and walk steps; with Config.LockTiming, every hold of the
+// cache lock is timed into an HdrHistogram too (Stats.Lock, package
+// lockstat; optionally on the holder's CPU clock). The timing is the only
+// wall-clock reading, and it never drives the cache.
 //
 // Sources (docs/design.md, docs/discussions.md): the linux-kernel threads
 // "[patch] get_request starvation fix" of February 2002 (write_some_buffers,

@@ -151,3 +151,56 @@ func TestWriteBackErrorReachesSyncWithItsErrno(t *testing.T) {
 	fd.setFailing(false)
 	checkENOSPC("Close", c.Close())
 }
+
+// TestOnWriteErrorNamesEachLostPage: Config.OnWriteError is told of every
+// page whose write-back failed, once, with the client whose write dirtied
+// it and the device's errno; pages written back without an error are not
+// reported.
+func TestOnWriteErrorNamesEachLostPage(t *testing.T) {
+	path := makeDisk(t, 64)
+	var fd *enospcDev
+	q, _ := openQueue(t, path, func(d blkq.Device) blkq.Device { fd = &enospcDev{Device: d}; return fd })
+	var mu sync.Mutex
+	lost := map[int64]*Client{}
+	calls := 0
+	c, err := New(q, Config{Pages: 64, OnWriteError: func(we WriteError) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if !errors.Is(we.Err, syscall.ENOSPC) {
+			t.Errorf("page at %d: error %v, want the device's ENOSPC", we.Off, we.Err)
+		}
+		lost[we.Off] = we.Writer
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := c.NewClient(blkq.NewTask(1, "a")), c.NewClient(blkq.NewTask(2, "b"))
+	write := func(cl *Client, page int64) {
+		t.Helper()
+		buf := make([]byte, PageSize)
+		fillPage(buf, page, 1)
+		done := make(chan error, 1)
+		c.StartWrite(cl, buf, page*PageSize, func(_ int, err error) { done <- err })
+		if err := <-done; err != nil {
+			t.Fatalf("write of page %d: %v", page, err)
+		}
+	}
+	write(a, 1)
+	write(b, 2)
+	if err := c.Sync(); err != nil { // written back: nothing lost
+		t.Fatal(err)
+	}
+	fd.setFailing(true)
+	write(a, 3)
+	write(b, 4)
+	write(a, 4) // a dirtied page 4 last
+	if err := c.Sync(); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("Sync: %v, want ENOSPC", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 2 || len(lost) != 2 || lost[3*PageSize] != a || lost[4*PageSize] != a {
+		t.Fatalf("%d calls, lost %v: want pages 3 and 4, each once, written last by a (%p)", calls, lost, a)
+	}
+}

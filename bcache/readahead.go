@@ -106,16 +106,15 @@ func readAheadWindow(q *blkq.Queue, kb, capacity int) (int64, error) {
 	return min(max(n, 0)*1024/PageSize, int64(capacity/2)), nil
 }
 
-// noteRead notes cl's read of page p and, if p continues a stream whose
-// read-ahead it is about to reach, returns the pages [from, to) to read
-// ahead (readAhead, after the lock is released). Called with the cache lock
-// held, in the hold that finishes the read; it does O(raStreams + log
-// files) work.
-func (c *Cache) noteRead(cl *Client, p int64) (from, to int64) {
+// noteRead notes a read of page p in the streams t (a client's own; nil:
+// the shared table) and, if p continues a stream whose read-ahead it is
+// about to reach, returns the pages [from, to) to read ahead (readAhead,
+// after the lock is released). Called with the cache lock held, in the
+// hold that finishes the read; it does O(raStreams + log files) work.
+func (c *Cache) noteRead(t *raTable, p int64) (from, to int64) {
 	if c.ra.window == 0 || c.closed {
 		return 0, 0
 	}
-	t := cl.ra
 	if t == nil {
 		t = &c.ra.shared
 	}

@@ -23,6 +23,18 @@ import (
 // copies in, marks the page dirty; after every WriteBatch pages it dirtied,
 // and at its end, it applies the throttle (balanceDirty in writeback.go).
 // Either completes after its copy time (Config.CopyNsPerKiB), if any.
+//
+// The page-cache hit, a read within one page that is cached, uptodate and
+// unlocked, is most of what a cache in front of a disk serves, so it has a
+// path of its own (readHit) that does what the general one does for it,
+// in the same order, without its machinery: one hold of the cache lock
+// takes the buffer lock, the copy runs outside it, a second hold touches
+// the LRU, notes the read for read-ahead and releases the buffer; no
+// operation is allocated and nothing waits. The general path takes four
+// holds for the same read and allocates its state and continuations. The
+// hit path is not taken where the copy is charged on the clock
+// (Config.CopyNsPerKiB, simulated runs): there the completion is a timer,
+// and a simulated run keeps the one path it has always taken.
 
 // rwState is where a read or write is.
 type rwState uint8
@@ -47,6 +59,7 @@ type rwOp struct {
 	done  func(int, error)
 	lp    loop
 	state rwState
+	kickf func() // o.kick, made once: every wait registers it
 
 	pos     int64   // bytes done
 	gather  int64   // reads: the first page not yet gathered
@@ -100,7 +113,12 @@ func (c *Cache) startRW(cl *Client, write bool, p []byte, n, off int64, done fun
 		done(0, fmt.Errorf("bcache: %d bytes at offset %d without a buffer on a cache that keeps data", n, off))
 		return
 	}
+	if !write && c.readHit(cl, p, n, off) {
+		done(int(n), nil)
+		return
+	}
 	o := &rwOp{c: c, cl: cl, write: write, off: off, n: n, buf: p, done: done}
+	o.kickf = o.kick
 	size := c.npages * PageSize
 	if off+n > size || off+n < off {
 		o.n = max(0, size-off)
@@ -174,7 +192,7 @@ func (o *rwOp) gatherRound() bool {
 	if len(fills) == 0 {
 		return true
 	}
-	o.cl.submit(c.fillBios(fills), o.kick)
+	o.cl.submit(c.fillBios(fills), o.kickf)
 	return false
 }
 
@@ -202,7 +220,7 @@ func (o *rwOp) lockPage() bool {
 	if b == nil {
 		if d := c.discarding(pg); d != nil {
 			c.st.DiscardWaits++
-			d.waiters = append(d.waiters, o.kick)
+			d.waiters = append(d.waiters, o.kickf)
 			c.unlock()
 			return false
 		}
@@ -211,7 +229,7 @@ func (o *rwOp) lockPage() bool {
 		return o.have(false)
 	}
 	o.b = b
-	if !c.lockBuffer(b, o.kick) {
+	if !c.lockBuffer(b, o.kickf) {
 		o.state = rwLocked
 		c.unlock()
 		return false
@@ -246,7 +264,7 @@ func (o *rwOp) have(found bool) bool {
 			// read the old data.
 			c.unlockBuffer(b)
 			c.st.DiscardWaits++
-			d.waiters = append(d.waiters, o.kick)
+			d.waiters = append(d.waiters, o.kickf)
 			o.state = rwPage
 			c.unlock()
 			return false
@@ -264,7 +282,7 @@ func (o *rwOp) have(found bool) bool {
 		if !found {
 			o.created = insertSorted(o.created, pg)
 		}
-		b.owners = slices.Insert(b.owners, 0, o.kick)
+		b.owners = slices.Insert(b.owners, 0, o.kickf)
 		o.state = rwLocked
 		c.unlock()
 		o.cl.submit(c.fillBios([]*buffer{b}), nil)
@@ -291,6 +309,7 @@ func (o *rwOp) have(found bool) bool {
 	var raFrom, raTo int64
 	if o.write {
 		c.markDirty(b)
+		b.writer = o.cl
 		o.dirtied++
 	} else {
 		if has(o.filled, pg) {
@@ -300,7 +319,7 @@ func (o *rwOp) have(found bool) bool {
 		}
 		b.uptodate = true
 		c.touch(b)
-		raFrom, raTo = c.noteRead(o.cl, pg)
+		raFrom, raTo = c.noteRead(o.cl.ra, pg)
 	}
 	c.unlockBuffer(b)
 	c.unlock()
@@ -331,7 +350,58 @@ func (o *rwOp) finish() {
 	if err == nil && o.pos == o.n {
 		err = o.tail
 	}
-	c.after(d, func() { o.done(n, err) })
+	if d <= 0 {
+		o.done(n, err)
+		return
+	}
+	c.clk.AfterFunc(d, func() { o.done(n, err) })
+}
+
+// readHit serves a read of n bytes at off as cl if they lie in one page
+// that is cached, uptodate and unlocked, and reports whether it did; if
+// not, it has changed nothing and the caller takes the general path. It
+// does what the general path (lockPage, have, finish) does for such a
+// read, in the same order: count the hit, copy outside the cache lock
+// under the buffer lock, touch the LRU, note the read for read-ahead,
+// release the buffer, start any read-ahead. cl may be nil (the blocking
+// API): the read is noted in the shared streams, and a client is made
+// only if it starts a read-ahead. Never with Config.CopyNsPerKiB (see the
+// top of the file).
+func (c *Cache) readHit(cl *Client, p []byte, n, off int64) bool {
+	in := off % PageSize
+	if n == 0 || in+n > PageSize || c.copyNs != 0 || off+n > c.npages*PageSize {
+		return false
+	}
+	pg := off / PageSize
+	c.lock()
+	b := c.index[pg]
+	if c.closed || b == nil || !b.uptodate || b.locked {
+		c.unlock()
+		return false
+	}
+	b.locked = true
+	c.st.Hits++
+	c.unlock()
+	if !c.noData {
+		copy(p[:n], b.data[in:])
+	}
+	c.lock()
+	c.st.ReadHits++
+	c.touch(b)
+	var t *raTable
+	if cl != nil {
+		t = cl.ra
+	}
+	raFrom, raTo := c.noteRead(t, pg)
+	c.unlockBuffer(b)
+	c.unlock()
+	if raFrom < raTo {
+		if cl == nil {
+			cl = c.goClient()
+		}
+		c.readAhead(cl, raFrom, raTo)
+	}
+	return true
 }
 
 // has reports whether sorted s holds p.

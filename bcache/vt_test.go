@@ -105,7 +105,6 @@ func newVT(t *testing.T, pages int64, cfg Config, qcfg blkq.Config) *vt {
 	q.AddTracer(v)
 	v.q = q
 	cfg.NoData = true
-	cfg.NoLockTiming = true
 	cfg.Clock = v.loop
 	if v.c, err = New(q, cfg); err != nil {
 		t.Fatal(err)

@@ -128,6 +128,10 @@ func (c *Cache) endWrite(bio *blkq.Bio, err error) {
 	if err != nil {
 		c.st.WriteErrors++
 		c.noteWriteError(err)
+		if f := c.onWErr; f != nil {
+			we := WriteError{Off: b.page * PageSize, Writer: b.writer, Err: err}
+			c.later(func() { f(we) })
+		}
 	}
 	if b.dirty { // cannot happen: the lock kept writers out during the I/O
 		b.node.moveTo(&c.dirty)

@@ -1,10 +1,42 @@
 package device
 
+// Dispatch. A File serves requests on a fixed pool of Depth worker
+// goroutines, started by OpenFile, never a goroutine per request: Issue
+// hands the request to the pool through a channel of Depth slots (it
+// never blocks, since the queue never has more than Depth in flight), and
+// the worker that takes it does the system call and calls the
+// completion function.
+//
+// One case skips the pool: a synchronous submitter alone on the device.
+// A read or write with FlagSync (a psync job's; not a flush, nor a write
+// with preflush or FUA, whose fdatasync may take milliseconds) whose task
+// issued the request before it too, issued while nothing else is in
+// flight, is served inline (unless FileOptions.NoInline): Issue sets it aside, and the goroutine that
+// issued it serves it as soon as it has let go of the queue lock
+// (RunInline, which the queue calls on a device that has that method),
+// and completes it there. Such a submitter waits for its I/O anyway, so
+// serving it on its own goroutine costs it nothing and saves two
+// goroutine hand-offs per I/O (to a worker and back), which cost more CPU
+// than a page-cache pread itself: the pread plus little, as fio's psync
+// does it. With several submitters, or anything else in flight, the pool
+// serves, so that no submitter's I/O waits behind another's on a
+// goroutine that is not its own (the engine runs every job on one
+// goroutine: inline, four psync jobs would serve one at a time). The
+// in-flight count drops before a worker's completion (so the submitter
+// that it lets go finds the device idle) but only after an inline
+// completion has returned, so a completion that dispatches the next
+// request hands it to the pool rather than serving it nested inside the
+// first: inline serves never nest. Nothing is set aside before the first
+// call of RunInline, which tells the File that its queue calls it: a File
+// behind a wrapper that does not pass the method on serves everything on
+// the pool.
+
 import (
 	"errors"
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -18,9 +50,10 @@ type FileOptions struct {
 	// Buffers not aligned to DirectAlign are copied through an aligned
 	// one; use AlignedBuffer to avoid the copy.
 	Direct bool
-	// Depth is the number of requests served at once, each by its own
-	// worker goroutine. Default 32, the most commands SATA NCQ can hold
-	// (blkq's choice).
+	// Depth is the number of requests served at once, by as many worker
+	// goroutines (a synchronous submitter alone may be served on its own:
+	// see the top of file.go). Default 32, the most commands SATA NCQ can
+	// hold (blkq's choice).
 	Depth int
 	// Size, in bytes, creates the file if it does not exist and extends a
 	// regular file that is smaller (sparsely, with ftruncate); a block
@@ -28,34 +61,52 @@ type FileOptions struct {
 	Size int64
 	// ReadOnly opens the file read-only; writes and discards then fail.
 	ReadOnly bool
+	// NoInline serves every request on the workers, never a lone
+	// synchronous submitter's on its own goroutine (see the top of
+	// file.go): for submitters that share one goroutine, where one's
+	// device time would hold the others back (the engine's executor, when
+	// a run has more than one job).
+	NoInline bool
 }
 
 // defaultFileDepth is FileOptions.Depth's default.
 const defaultFileDepth = 32
 
-// File is a blkq.Device backed by a regular file or a block device. Each
-// request is served by one of Depth worker goroutines: reads and writes
-// with preadv/pwritev of the request's bios at Sector × 512 (one system
-// call for a merged request's contiguous bios), flushes with fdatasync,
-// discards by punching a hole in a regular file or with BLKDISCARD on a
-// block device. The worker calls the completion function.
+// File is a blkq.Device (with RunInline) backed by a regular file or a
+// block device. Each request is served by one of Depth worker goroutines,
+// or inline by the goroutine that issued it (see the top of the file):
+// reads and writes with preadv/pwritev of the request's bios at Sector ×
+// 512 (one system call for a merged request's contiguous bios), flushes
+// with fdatasync, discards by punching a hole in a regular file or with
+// BLKDISCARD on a block device. Whoever serves it calls the completion
+// function.
 type File struct {
 	path     string
 	f        *os.File
 	fd       int
 	direct   bool
 	readOnly bool
+	noInline bool // FileOptions.NoInline
 	blockDev bool
 	capacity uint64 // sectors
 	depth    int
 	complete func(*blkq.Request, error)
 
-	ch        chan *blkq.Request
-	wg        sync.WaitGroup
-	mu        sync.RWMutex // Close against Issue
-	closed    bool
-	closeOnce sync.Once
-	closeErr  error
+	ch       chan *blkq.Request
+	wg       sync.WaitGroup               // the workers, and a request set aside for RunInline
+	inflight atomic.Int32                 // requests issued whose completion has not returned
+	lastTask *blkq.Task                   // the task of the request issued last; guarded by the queue lock
+	aside    atomic.Pointer[blkq.Request] // the request set aside for RunInline, if any
+	inline   *worker                      // RunInline's scratch: one inline request at a time
+	// runsInline: RunInline has been called, so the queue calls it after
+	// its holds and a request set aside is served. Until then (a File
+	// behind a wrapper that hides the method, a caller of Issue without a
+	// queue) nothing is set aside.
+	runsInline atomic.Bool
+	mu         sync.RWMutex // Close against Issue
+	closed     bool
+	closeOnce  sync.Once
+	closeErr   error
 }
 
 // OpenFile opens path as a device. Its capacity is the file's size (or the
@@ -91,7 +142,7 @@ func OpenFile(path string, o FileOptions) (*File, error) {
 		}
 		return nil, err
 	}
-	d := &File{path: path, f: f, direct: o.Direct, readOnly: o.ReadOnly, depth: o.Depth}
+	d := &File{path: path, f: f, direct: o.Direct, readOnly: o.ReadOnly, depth: o.Depth, noInline: o.NoInline}
 	if err := d.lock(); err != nil {
 		f.Close() // a file we just created is someone else's now: leave it
 		return nil, err
@@ -106,6 +157,7 @@ func OpenFile(path string, o FileOptions) (*File, error) {
 		return nil, err
 	}
 	d.ch = make(chan *blkq.Request, d.depth)
+	d.inline = newWorker(d)
 	d.wg.Add(d.depth)
 	for range d.depth {
 		w := newWorker(d)
@@ -227,9 +279,11 @@ func (d *File) Depth() int { return d.depth }
 // Attach sets the function the workers call for each completed request.
 func (d *File) Attach(complete func(rq *blkq.Request, err error)) { d.complete = complete }
 
-// Issue hands rq to a worker. It never blocks as long as no more than
-// Depth requests are in flight, which the queue guarantees. A request
-// issued after Close completes with ErrClosed.
+// Issue hands rq to a worker, or sets it aside for RunInline when it is
+// a synchronous submitter's alone on the device (see the top of the
+// file). It never blocks as long as no more than Depth requests are in
+// flight, which the queue guarantees. A request issued after Close
+// completes with ErrClosed. Called under the queue lock.
 func (d *File) Issue(rq *blkq.Request) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
@@ -237,7 +291,36 @@ func (d *File) Issue(rq *blkq.Request) {
 		go d.complete(rq, &IOError{Path: d.path, Op: rq.Op, Offset: int64(rq.Sector) * blkq.SectorSize, Err: ErrClosed})
 		return
 	}
+	alone := rq.Flags&blkq.FlagSync != 0 && (rq.Op == blkq.OpRead || rq.Op == blkq.OpWrite) &&
+		rq.Flags&(blkq.FlagPreflush|blkq.FlagFUA) == 0 && rq.Task != nil && rq.Task == d.lastTask &&
+		d.inflight.Load() == 0 && !d.noInline && d.runsInline.Load()
+	d.lastTask = rq.Task
+	d.inflight.Add(1)
+	if alone {
+		d.wg.Add(1) // Close waits for it as for the workers
+		d.aside.Store(rq)
+		return
+	}
 	d.ch <- rq
+}
+
+// RunInline serves the request Issue set aside, if any, on the calling
+// goroutine, and completes it: the optional device method the queue calls
+// after each hold of its lock, with no lock held (blkq's device.go).
+func (d *File) RunInline() {
+	if d.aside.Load() == nil {
+		if !d.runsInline.Load() {
+			d.runsInline.Store(true)
+		}
+		return
+	}
+	rq := d.aside.Swap(nil)
+	if rq == nil {
+		return // another goroutine took it
+	}
+	d.complete(rq, d.inline.serve(rq))
+	d.inflight.Add(-1)
+	d.wg.Done()
 }
 
 // Close waits for the requests in flight to complete, stops the workers

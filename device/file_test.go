@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -445,6 +446,203 @@ func BenchmarkFileWrite4K(b *testing.B) {
 		bio.Sector = uint64(i%16384) * 8
 		if err := w.serveData(blkq.OpWrite, 0, bio.Sector, 8, each); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// goid returns the calling goroutine's id, from its stack's header line
+// ("goroutine 7 [running]:"): the inline tests tell the submitter's
+// goroutine from a worker's with it.
+func goid() string {
+	var buf [64]byte
+	s := string(buf[:runtime.Stack(buf[:], false)])
+	s = strings.TrimPrefix(s, "goroutine ")
+	return s[:strings.IndexByte(s, ' ')]
+}
+
+// inlineQueue returns a queue (scheduler none) on a fresh file of size
+// bytes holding pattern(size, 1).
+func inlineQueue(t *testing.T, size int64, o FileOptions) (*blkq.Queue, *File) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "dev")
+	if err := os.WriteFile(path, pattern(int(size), 1), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenFile(path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	q, err := blkq.New(d, blkq.NewRealClock(), blkq.Config{Scheduler: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q, d
+}
+
+// syncIO submits one bio as task and waits for it; inline reports whether
+// its completion ran on the calling goroutine.
+func syncIO(t *testing.T, q *blkq.Queue, task *blkq.Task, op blkq.Op, flags blkq.Flags, sector uint64, buf []byte) (inline bool) {
+	t.Helper()
+	me := goid()
+	done := make(chan bool, 1)
+	b := &blkq.Bio{Op: op, Flags: flags, Sector: sector, Sectors: uint32(len(buf) / 512), Buf: buf,
+		EndIO: func(_ *blkq.Bio, err error) {
+			if err != nil {
+				t.Error(err)
+			}
+			done <- goid() == me
+		}}
+	if !q.Enqueue(task, b) {
+		t.Fatal("the submitter sleeps for a request")
+	}
+	select {
+	case inline = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no completion")
+	}
+	return inline
+}
+
+// TestFileServesALoneSyncSubmitterInline: a synchronous submitter alone
+// on the device (FlagSync, the same task, nothing else in flight) is
+// served on its own goroutine, from its second request on, and reads the
+// right data.
+func TestFileServesALoneSyncSubmitterInline(t *testing.T) {
+	const size = 1 << 20
+	q, _ := inlineQueue(t, size, FileOptions{})
+	want := pattern(size, 1)
+	task := blkq.NewTask(100, "psync")
+	buf := AlignedBuffer(4096)
+	for i := range 64 {
+		off := int64(i*37%256) * 4096
+		inline := syncIO(t, q, task, blkq.OpRead, blkq.FlagSync, uint64(off/512), buf)
+		if i > 0 && !inline {
+			t.Errorf("read %d: served by a worker; want inline", i)
+		}
+		if !bytes.Equal(buf, want[off:off+4096]) {
+			t.Fatalf("read %d at %d: wrong data", i, off)
+		}
+	}
+	data := pattern(4096, 9)
+	if !syncIO(t, q, task, blkq.OpWrite, blkq.FlagSync, 8, data) {
+		t.Error("a synchronous write of the same task: served by a worker; want inline")
+	}
+	syncIO(t, q, task, blkq.OpRead, blkq.FlagSync, 8, buf)
+	if !bytes.Equal(buf, data) {
+		t.Error("the inline write did not reach the file")
+	}
+}
+
+// TestFileServesOthersOnTheWorkers: requests of alternating tasks, or
+// without FlagSync, go to the workers, even one at a time.
+func TestFileServesOthersOnTheWorkers(t *testing.T) {
+	q, _ := inlineQueue(t, 1<<20, FileOptions{})
+	a, b := blkq.NewTask(100, "a"), blkq.NewTask(101, "b")
+	buf := AlignedBuffer(4096)
+	for i := range 32 {
+		task := a
+		if i%2 == 1 {
+			task = b
+		}
+		if syncIO(t, q, task, blkq.OpRead, blkq.FlagSync, uint64(i)*8, buf) {
+			t.Errorf("read %d, alternating tasks: served inline; want a worker", i)
+		}
+	}
+	for i := range 8 {
+		if syncIO(t, q, a, blkq.OpRead, 0, uint64(i)*8, buf) {
+			t.Errorf("read %d without FlagSync: served inline; want a worker", i)
+		}
+	}
+	// Flushes and writes that sync, which may take milliseconds.
+	for i := range 4 {
+		syncIO(t, q, a, blkq.OpRead, blkq.FlagSync, 0, buf) // a's, inline from the second on
+		if syncIO(t, q, a, blkq.OpFlush, blkq.FlagSync, 0, nil) {
+			t.Errorf("flush %d: served inline; want a worker", i)
+		}
+		for _, f := range []blkq.Flags{blkq.FlagFUA, blkq.FlagPreflush} {
+			syncIO(t, q, a, blkq.OpRead, blkq.FlagSync, 0, buf)
+			if syncIO(t, q, a, blkq.OpWrite, blkq.FlagSync|f, 8, buf) {
+				t.Errorf("write %d with %v: served inline; want a worker", i, f)
+			}
+		}
+	}
+}
+
+// TestFileNoInlineServesOnTheWorkers: with FileOptions.NoInline a lone
+// synchronous submitter is served by the workers too.
+func TestFileNoInlineServesOnTheWorkers(t *testing.T) {
+	q, _ := inlineQueue(t, 1<<20, FileOptions{NoInline: true})
+	task := blkq.NewTask(100, "psync")
+	buf := AlignedBuffer(4096)
+	for i := range 16 {
+		if syncIO(t, q, task, blkq.OpRead, blkq.FlagSync, uint64(i)*8, buf) {
+			t.Errorf("read %d: served inline with NoInline", i)
+		}
+	}
+}
+
+// TestFileInlineConcurrent: submitters that share the device, some alone
+// with one task each (served inline when nothing else is in flight), the
+// others with a task per I/O (the workers), read and write their own
+// blocks, and every block holds what was last written to it; then Close
+// returns with nothing in flight. Run with -race.
+func TestFileInlineConcurrent(t *testing.T) {
+	const g, per = 4, 200
+	q, d := inlineQueue(t, g*16*4096, FileOptions{Depth: 4})
+	var wg sync.WaitGroup
+	for i := range g {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			own := blkq.NewTask(200+i, "own")
+			buf, got := AlignedBuffer(4096), AlignedBuffer(4096)
+			for j := range per {
+				task := own
+				if i%2 == 1 {
+					task = blkq.NewTask(300+i*per+j, "each")
+				}
+				block := int64(i*16 + j%16)
+				copy(buf, pattern(4096, byte(i+j)))
+				syncIO(t, q, task, blkq.OpWrite, blkq.FlagSync, uint64(block*8), buf)
+				syncIO(t, q, task, blkq.OpRead, blkq.FlagSync, uint64(block*8), got)
+				if !bytes.Equal(got, buf) {
+					t.Errorf("goroutine %d, I/O %d: block %d reads back wrong", i, j, block)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := d.inflight.Load(); n != 0 {
+		t.Fatalf("%d requests in flight after Close", n)
+	}
+}
+
+// TestFileBehindAWrapperServesOnTheWorkers: a File behind a wrapper that
+// does not pass RunInline on (the queue never calls it) sets nothing
+// aside: a lone synchronous submitter's requests all complete, on the
+// workers.
+func TestFileBehindAWrapperServesOnTheWorkers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dev")
+	d, err := OpenFile(path, FileOptions{Size: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	wrapped := struct{ blkq.Device }{d}
+	q, err := blkq.New(wrapped, blkq.NewRealClock(), blkq.Config{Scheduler: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := blkq.NewTask(100, "psync")
+	buf := AlignedBuffer(4096)
+	for i := range 16 {
+		if syncIO(t, q, task, blkq.OpRead, blkq.FlagSync, uint64(i)*8, buf) {
+			t.Errorf("read %d: served inline behind a wrapper", i)
 		}
 	}
 }

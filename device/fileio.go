@@ -43,7 +43,9 @@ func newWorker(d *File) *worker {
 func (w *worker) run() {
 	defer w.d.wg.Done()
 	for rq := range w.d.ch {
-		w.d.complete(rq, w.serve(rq))
+		err := w.serve(rq)
+		w.d.inflight.Add(-1) // before the completion: see the top of file.go
+		w.d.complete(rq, err)
 	}
 }
 

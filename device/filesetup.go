@@ -45,3 +45,23 @@ func (d *File) Allocate(off, n int64, keepSize bool) error {
 		return nil
 	}
 }
+
+// Deallocate frees the blocks of bytes [off, off+n) of a regular file,
+// keeping its size (FALLOC_FL_PUNCH_HOLE): they read as zeros, as the
+// blocks of a deleted file that a new one takes would. A block device, or
+// a file system that cannot punch holes, is left as it is.
+func (d *File) Deallocate(off, n int64) error {
+	if d.blockDev || n <= 0 || d.readOnly {
+		return nil
+	}
+	for {
+		err := unix.Fallocate(d.fd, unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, off, n)
+		switch err {
+		case unix.EINTR:
+			continue
+		case nil, unix.EOPNOTSUPP:
+			return nil
+		}
+		return &os.PathError{Op: "fallocate PUNCH_HOLE", Path: d.path, Err: err}
+	}
+}

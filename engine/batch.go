@@ -339,6 +339,10 @@ func (j *job) reapMax() int {
 // replay's, or an fsync's (done in its system call), is handled at once;
 // others wait to be reaped.
 func (j *job) completed(u *ioUnit, err error) {
+	if u.aside != nil {
+		j.asideEnded(u, err) // outside the job's figures (close.go)
+		return
+	}
 	a := &j.aio
 	if a.immediate() || u.sync {
 		if !u.sync {

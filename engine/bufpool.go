@@ -55,34 +55,56 @@ func (p *bufPool) get(n int) []byte {
 	if n <= 0 {
 		return nil
 	}
-	c := bufClass(n)
 	p.mu.Lock()
+	b := p.take(n)
+	p.mu.Unlock()
+	if b == nil {
+		b = device.AlignedBuffer(1 << bufClass(n))[:n]
+	}
+	return b
+}
+
+// take returns a kept buffer of n > 0 bytes, or nil if there is none (the
+// caller allocates one: it has been counted in allocated). Called with
+// p.mu held.
+func (p *bufPool) take(n int) []byte {
+	c := bufClass(n)
 	if l := p.free[c]; len(l) > 0 {
 		b := l[len(l)-1]
 		l[len(l)-1] = nil
 		p.free[c] = l[:len(l)-1]
 		p.retained -= int64(cap(b))
-		p.mu.Unlock()
 		return b[:n]
 	}
 	p.allocated += 1 << c
-	p.mu.Unlock()
-	return device.AlignedBuffer(1 << c)[:n]
+	return nil
 }
 
 // put gives back a buffer from get. It may be called on any goroutine.
 func (p *bufPool) put(b []byte) {
-	n := cap(b)
-	if n == 0 || n&(n-1) != 0 || n < 1<<minBufClass {
-		return // not one of ours
+	if !ours(b) {
+		return
 	}
 	p.mu.Lock()
+	p.keep(b)
+	p.mu.Unlock()
+}
+
+// ours reports whether b came from get.
+func ours(b []byte) bool {
+	n := cap(b)
+	return n != 0 && n&(n-1) == 0 && n >= 1<<minBufClass
+}
+
+// keep keeps b, one of ours, for reuse if the limit allows. Called with
+// p.mu held.
+func (p *bufPool) keep(b []byte) {
+	n := cap(b)
 	if p.retained+int64(n) <= p.limit {
 		c := bufClass(n)
 		p.free[c] = append(p.free[c], b[:n])
 		p.retained += int64(n)
 	}
-	p.mu.Unlock()
 }
 
 // setLimit sets how many bytes of freed buffers are kept.
@@ -94,13 +116,22 @@ func (p *bufPool) setLimit(limit int64) {
 
 // withSlot calls f with a buffer of n bytes once one of the cache slots
 // is free: at once, or on the goroutine that frees one (putSlot), in the
-// order the calls came. It never blocks.
+// order the calls came. It never blocks. The slot and the buffer are
+// taken in one hold of the pool's lock (a page-cache hit is a few hundred
+// ns, and every hold counts).
 func (p *bufPool) withSlot(n int, f func(buf []byte)) {
 	p.mu.Lock()
 	if p.slotsUsed < p.slots {
 		p.slotsUsed++
+		var b []byte
+		if n > 0 {
+			b = p.take(n)
+		}
 		p.mu.Unlock()
-		f(p.get(n))
+		if b == nil && n > 0 {
+			b = device.AlignedBuffer(1 << bufClass(n))[:n]
+		}
+		f(b)
 		return
 	}
 	p.slotWait = append(p.slotWait, slotWaiter{n, f})
@@ -108,10 +139,12 @@ func (p *bufPool) withSlot(n int, f func(buf []byte)) {
 }
 
 // putSlot gives back a buffer from withSlot and its slot, which passes to
-// the oldest call waiting for one.
+// the oldest call waiting for one, in one hold of the pool's lock.
 func (p *bufPool) putSlot(b []byte) {
-	p.put(b)
 	p.mu.Lock()
+	if ours(b) {
+		p.keep(b)
+	}
 	if len(p.slotWait) == 0 {
 		p.slotsUsed--
 		p.mu.Unlock()

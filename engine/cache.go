@@ -7,6 +7,7 @@ import (
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/bcache"
+	"github.com/blkq-dev/blkq/device"
 )
 
 // Buffered I/O (direct=0): the page cache of a run.
@@ -46,16 +47,26 @@ func (r *runner) openCache(lay *layout, withData bool) error {
 		return nil
 	}
 	cfg := bcache.Config{Clock: r.exec, Pages: r.opt.CachePages, BackgroundRatio: r.opt.DirtyBackgroundRatio,
-		DirtyRatio: r.opt.DirtyRatio, NoData: !withData, NoLockTiming: r.simulated}
+		DirtyRatio: r.opt.DirtyRatio, NoData: !withData}
 	if r.simulated {
 		cfg.CopyNsPerKiB = CopyNsPerKiB
 		if r.cpus == nil { // with the CPU model the jobs' clients wake on their threads (cpus.go)
 			cfg.Schedule = func(f func()) { r.exec.AfterFunc(r.wakeDelay(), f) }
 		}
 	}
+	cfg.OnWriteError = func(we bcache.WriteError) {
+		if r.simulated {
+			r.pageLost(we) // on the event loop already
+			return
+		}
+		r.exec.Do(func() { r.pageLost(we) })
+	}
 	c, err := bcache.New(r.q, cfg)
 	if err != nil {
 		return err
+	}
+	if f, ok := r.dev.(*device.File); ok && withData {
+		r.reserve = newReserver(f) // reserve.go
 	}
 	r.cache, r.closeCache = c, withData
 	r.files = map[int64]*bcache.File{}
@@ -95,6 +106,10 @@ type cachePath struct {
 func (r *runner) newCachePath(j *job) *cachePath {
 	t := blkq.NewTask(j.pid, j.name)
 	p := &cachePath{j: j, c: r.cache, cl: r.cache.NewClient(t)}
+	if r.cacheJobs == nil {
+		r.cacheJobs = map[*bcache.Client]*job{}
+	}
+	r.cacheJobs[p.cl] = j
 	j.cpuClient(t)
 	if j.gen != nil {
 		seen := map[*bcache.File]bool{}
@@ -127,44 +142,81 @@ func (p *cachePath) submit(u *ioUnit) bool {
 	n := u.bio.Bytes()
 	p.inCall = true
 	defer func() { p.inCall = false }()
+	if u.bio.Op == blkq.OpWrite {
+		if err := p.j.r.reserve.reserve(off, n); err != nil {
+			p.ended(u, err) // the file system is full: the write fails as write(2) would (reserve.go)
+			return true
+		}
+	}
 	switch d := p.j.r.data; {
 	case u.bio.Op == blkq.OpDiscard:
 		// The cache drops the range and discards it on the device itself,
 		// keeping fills of the range out until the device is done (as
 		// BLKDISCARD does), so no old data comes back.
 		p.c.StartDiscard(p.cl, off, n, func(err error) { p.ended(u, err) })
+	case d == nil && u.bio.Op == blkq.OpWrite && p.j.osync():
+		p.c.StartWriteN(p.cl, n, off, p.osyncDone(off, p.call(u).donef)) // sync= (osync.go)
 	case d == nil && u.bio.Op == blkq.OpWrite:
-		p.c.StartWriteN(p.cl, n, off, p.rwDone(u, nil))
+		p.c.StartWriteN(p.cl, n, off, p.call(u).donef)
 	case d == nil:
-		p.c.StartReadN(p.cl, n, off, p.rwDone(u, nil))
+		p.c.StartReadN(p.cl, n, off, p.call(u).donef)
 	default:
-		write := u.bio.Op == blkq.OpWrite
-		d.bufs.withSlot(int(n), func(buf []byte) {
-			if write {
-				p.j.fillWrite(buf, off, u)
-				p.c.StartWrite(p.cl, buf, off, p.rwDone(u, buf))
-			} else {
-				p.c.StartRead(p.cl, buf, off, p.rwDone(u, buf))
-			}
-		})
+		d.bufs.withSlot(int(n), p.call(u).startf)
 	}
 	return true
 }
 
-// rwDone returns the completion of u's read or write through the cache:
-// buf (if any) goes back to the pool, a short read at the device's end is
-// not an error.
-func (p *cachePath) rwDone(u *ioUnit, buf []byte) func(int, error) {
-	return func(_ int, err error) {
-		if buf != nil {
-			p.j.checkRead(u, buf, err)
-			p.j.r.data.bufs.putSlot(buf)
-		}
-		if errors.Is(err, io.EOF) {
-			err = nil
-		}
-		p.ended(u, err)
+// A cacheCall is a unit's read or write through the cache, made once per
+// unit (units are reused) with its continuations bound, so that a call
+// allocates nothing.
+type cacheCall struct {
+	p      *cachePath
+	u      *ioUnit
+	buf    []byte           // the slot's buffer while the call holds one
+	startf func([]byte)     // start, bound
+	donef  func(int, error) // done, bound
+}
+
+// call returns u's cacheCall.
+func (p *cachePath) call(u *ioUnit) *cacheCall {
+	if u.cache == nil {
+		cc := &cacheCall{p: p, u: u}
+		cc.startf, cc.donef = cc.start, cc.done
+		u.cache = cc
 	}
+	return u.cache
+}
+
+// start makes the call with buf, the slot's buffer (a file run).
+func (cc *cacheCall) start(buf []byte) {
+	p, u := cc.p, cc.u
+	cc.buf = buf
+	off := int64(u.bio.Sector) << blkq.SectorShift
+	if u.bio.Op == blkq.OpWrite {
+		p.j.fillWrite(buf, off, u)
+		done := cc.donef
+		if p.j.osync() {
+			done = p.osyncDone(off, done) // sync= (osync.go)
+		}
+		p.c.StartWrite(p.cl, buf, off, done)
+	} else {
+		p.c.StartRead(p.cl, buf, off, cc.donef)
+	}
+}
+
+// done is the completion of the call: its buffer (if any) goes back to
+// the pool, a short read at the device's end is not an error.
+func (cc *cacheCall) done(_ int, err error) {
+	p, u, buf := cc.p, cc.u, cc.buf
+	cc.buf = nil
+	if buf != nil {
+		p.j.checkRead(u, buf, err)
+		p.j.r.data.bufs.putSlot(buf)
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	p.ended(u, err)
 }
 
 // sync is fsync of the job's files: a Sync of each in turn (of the whole
@@ -173,6 +225,9 @@ func (p *cachePath) rwDone(u *ioUnit, buf []byte) func(int, error) {
 func (p *cachePath) sync(u *ioUnit) bool {
 	u.queued = p.j.now()
 	files := p.files
+	if f := u.syncOne; f != nil {
+		files = []*bcache.File{p.j.r.files[f.fileBase]} // one file's (close.go); nil for a whole device: all
+	}
 	if len(files) == 0 {
 		files = []*bcache.File{nil}
 	}

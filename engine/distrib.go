@@ -34,6 +34,7 @@ type skewed struct {
 	pow     float64 // pareto: log(h)/log(1-h)
 	stddev  uint64  // normal: the spread added to the mean of 12 draws, blocks
 	offset  uint64  // where rank 0 lands
+	noHash  bool    // ranks in order from offset, unscattered (file_service_type's laws, as fio's)
 	uniform func() float64
 	draw32  func() uint32
 }
@@ -77,6 +78,9 @@ func (s *skewed) next() uint64 {
 		rank = uint64(float64(s.n-1) * math.Pow(s.uniform(), s.pow))
 	case "normal":
 		rank = s.normalRank()
+	}
+	if s.noHash {
+		return (rank + s.offset) % s.n
 	}
 	return (rank*hashGolden + s.offset) % s.n
 }

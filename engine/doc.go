@@ -22,7 +22,8 @@
 //     latency_target's depth search (latency_target.go) act there.
 //   - Its source (source.go) chooses what it issues: fio's offsets
 //     (gen.go; random ones in randgen.go, with randmap.go, lfsr.go and
-//     distrib.go) under rate limits (rate.go), or a trace's records
+//     distrib.go; the file of each I/O in fileservice.go, the files'
+//     names in filenames.go) under rate limits (rate.go), or a trace's records
 //     (replay.go, read as a stream within a bounded window by
 //     replaysource.go; each task's bios plugged as the trace's kernel
 //     plugged them, replayplug.go). Its thinktime is think.go, its flow
@@ -36,7 +37,18 @@
 //     options' (bufdata.go) or the run's checked pattern (data.go).
 //   - A job's files are set up as fio's are (filesetup.go): allocated
 //     (fallocate) when the run lays them out, dropped from the page
-//     caches (invalidate) when the job starts; fill_device ends at ENOSPC.
+//     caches (invalidate) or read into them (pre_read, preread.go) when
+//     the job starts; fill_device ends at ENOSPC. Its writes are durable
+//     at completion with sync= (osync.go); a pass's end fsyncs its files
+//     and fsync_on_close a file as it closes (close.go); unlink deletes
+//     them (unlink.go). ioscheduler= switches the queue's elevator when
+//     the job starts (iosched.go). The options blkq refuses before a run
+//     (an unknown ioscheduler, verify trims) are checked there and in
+//     trimverify.go.
+//     A buffered write on a full file system fails at once (its space is
+//     taken as it enters the page cache, reserve.go); a write-back that
+//     fails later is the writing job's: its error at fsync or close, its
+//     lost bytes out of its figures (writeback.go).
 //   - The queue (package blkq) completes the bio; its EndIO (job.go)
 //     brings the completion back to the job on the executor.
 //   - A job's stats (stats.go) feed its fio logs: bw, iops, lat, slat,

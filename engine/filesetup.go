@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -142,11 +143,15 @@ func (r *runner) allocate(before int64) []string {
 	}
 	var warnings []string
 	done := map[*extent]bool{}
+	n := 0
 	for _, j := range r.jobs {
 		if j.gen == nil {
 			continue
 		}
 		for _, fr := range j.gen.files {
+			if n++; n%setupCheckEvery == 0 && r.setupStopped() {
+				return warnings // the jobs will not run (execute cancels them)
+			}
 			e := fr.ext
 			if e == nil || e.whole || done[e] || e.base+e.size <= before {
 				continue
@@ -168,7 +173,7 @@ func (r *runner) allocate(before int64) []string {
 // openFiles does what fio does as j opens its files (invalidate), then
 // calls then: at once, or on the executor once the page cache is done.
 func (j *job) openFiles(then func()) {
-	if !j.spec.Files.Invalidate || j.gen == nil {
+	if !j.spec.Files.Invalidate || j.spec.Files.PreRead || j.gen == nil { // fio: pre_read turns invalidate off
 		then()
 		return
 	}
@@ -183,13 +188,31 @@ func (j *job) openFiles(then func()) {
 		return
 	}
 	files := j.gen.files
-	var next func(i int)
-	next = func(i int) {
-		if i == len(files) {
-			j.r.exec.Do(then)
-			return
+	// One file after another, in a loop rather than from each
+	// invalidation's callback: a callback made before
+	// StartInvalidateRange returns would otherwise nest one stack frame
+	// per file (a job may have hundreds of thousands). A callback made
+	// later, on whatever goroutine ends the wait, resumes the loop.
+	i := 0
+	var run func()
+	run = func() {
+		for i < len(files) {
+			if i%setupCheckEvery == 0 && j.r.stopReq.Load() {
+				break // interrupted: begin cancels the job
+			}
+			f := files[i]
+			i++
+			var state atomic.Int32 // 1: the callback came first; 2: the return did
+			p.c.StartInvalidateRange(f.base, f.size, func(bcache.InvalidateResult) {
+				if !state.CompareAndSwap(0, 1) {
+					run() // after the return: resume here
+				}
+			})
+			if state.CompareAndSwap(0, 2) {
+				return // the callback resumes
+			}
 		}
-		p.c.StartInvalidateRange(files[i].base, files[i].size, func(bcache.InvalidateResult) { next(i + 1) })
+		j.r.exec.Do(then)
 	}
-	next(0)
+	run()
 }

@@ -222,24 +222,35 @@ func (jl *jobLogs) ms(now blkq.Time) int64 { return int64(now-jl.start) / int64(
 
 // completed logs a completed read, write or trim: its latencies in ns
 // (slat < 0: none, as for fio's sync engines).
-func (jl *jobLogs) completed(u *ioUnit, now blkq.Time, slat, clat, lat int64) {
+//
+// A latency of -1 is not kept (disable_slat, disable_clat, disable_lat:
+// stats.go's statsOff) and has no entry; the per-I/O bandwidth is of
+// bwClat, the completion latency whether kept or not, and noBW leaves it
+// out (disable_bw).
+func (jl *jobLogs) completed(u *ioUnit, now blkq.Time, slat, clat, lat, bwClat int64, noBW bool) {
 	d := rwt(u.bio.Op)
 	bytes := int64(u.bio.Sectors) << blkq.SectorShift
 	_, off := jl.fileOf(int64(u.bio.Sector) << blkq.SectorShift)
 	jl.prio = uint32(u.bio.Prio)
 	t := jl.ms(now)
 	jl.sampleWindows(now)
-	jl.lat.add(d, uint64(lat), bytes, off, t)
+	if lat >= 0 {
+		jl.lat.add(d, uint64(lat), bytes, off, t)
+	}
 	if slat >= 0 {
 		jl.slat.add(d, uint64(slat), bytes, off, t)
 	}
-	jl.clat.add(d, uint64(clat), bytes, off, t)
+	if clat >= 0 {
+		jl.clat.add(d, uint64(clat), bytes, off, t)
+	}
 	if jl.win == 0 {
-		var bw uint64
-		if clat > 0 {
-			bw = uint64(bytes) * 1_000_000 / uint64(clat)
+		if !noBW {
+			var bw uint64
+			if bwClat > 0 {
+				bw = uint64(bytes) * 1_000_000 / uint64(bwClat)
+			}
+			jl.bw.add(d, bw, bytes, off, t)
 		}
-		jl.bw.add(d, bw, bytes, off, t)
 		jl.iops.add(d, 1, bytes, off, t)
 	} else {
 		w := &jl.cur
@@ -249,7 +260,9 @@ func (jl *jobLogs) completed(u *ioUnit, now blkq.Time, slat, clat, lat int64) {
 		w.bytes[d] += bytes
 		w.ios[d]++
 	}
-	jl.hist.add(d, uint64(clat), bytes, t)
+	if clat >= 0 {
+		jl.hist.add(d, uint64(clat), bytes, t)
+	}
 }
 
 // winCount is what completed in an averaging window.
@@ -400,5 +413,9 @@ func (s *jobStats) logIssue(u *ioUnit, now blkq.Time, datasync bool) {
 		return
 	}
 	b := &u.bio
-	s.logs.iolog.issued(now, b.Op, datasync, int64(b.Sector)<<blkq.SectorShift, int64(b.Sectors)<<blkq.SectorShift)
+	syncFile := int64(-1)
+	if f := u.syncOne; f != nil {
+		syncFile = f.fileBase
+	}
+	s.logs.iolog.issued(now, b.Op, datasync, int64(b.Sector)<<blkq.SectorShift, int64(b.Sectors)<<blkq.SectorShift, syncFile)
 }

@@ -22,9 +22,9 @@ import (
 // while `rw=read:64k size=1m` reads sixteen blocks once. Random modes are
 // in randgen.go. Mixed modes pick the direction of each I/O with
 // probability rwmixread and keep a position per direction, as fio does;
-// trimwrite trims each block and then writes it. Files are used round
-// robin; when every file's pass has ended the source (source.go) starts
-// another pass or ends the job.
+// trimwrite trims each block and then writes it. Files are used as
+// file_service_type says (fileservice.go); when every file's pass has
+// ended the source (source.go) starts another pass or ends the job.
 
 // rwt is the index of op's direction in fio's read, write, trim arrays
 // (the job's block sizes and rates, the report's figures): a flush
@@ -72,7 +72,8 @@ type fileRegion struct {
 	// file).
 	end int64
 
-	lastPos [3]int64 // per direction, the end of its last I/O, from fileBase (fio's last_pos)
+	lastPos   [3]int64 // per direction, the end of its last I/O, from fileBase (fio's last_pos)
+	lastStart [3]int64 // per direction, the start of its last I/O, from fileBase; -1 none (fio's last_start)
 	// zoneOff is where the current zone starts, from fileBase (fio's
 	// file_offset, which zonemode=strided moves; otherwise start()).
 	zoneOff int64
@@ -90,7 +91,6 @@ type generator struct {
 	job   *fio.Job
 	rng   *rand.Rand // direction and block size draws
 	files []*fileRegion
-	rr    int // round-robin file index
 
 	random, mixed bool
 	trimWrite     bool       // trimwrite: each block is trimmed, then written
@@ -100,6 +100,11 @@ type generator struct {
 	minBS         int64
 	seqNr         int64 // rw=randread:N: I/Os left before the next random one
 	zoneBytes     int64 // zonemode=strided: bytes done in the current zone (fio's zone_bytes)
+	// atRandom says whether the I/O being made has a random offset
+	// (fio's is_random): bs_is_seq_rand sizes it by the write entry
+	// then, by the read entry otherwise.
+	atRandom bool
+	fs       fileService // which file is next (fileservice.go)
 }
 
 func newGenerator(j *fio.Job, rng *rand.Rand, files []*fileRegion) *generator {
@@ -133,11 +138,12 @@ func newGenerator(j *fio.Job, rng *rand.Rand, files []*fileRegion) *generator {
 	// Each file's random offsets draw from a stream of their own, seeded
 	// from the job's, so that block sizes and directions do not move
 	// them, nor one file's another's.
-	g.seqNr = max(j.RWModifier, 1)
+	g.seqNr = 1 // fio starts with a random offset, then N-1 that follow it
 	for i, f := range files {
 		f.rand.rng = rand.New(rand.NewPCG(rng.Uint64(), uint64(i)))
 		g.initRandom(f)
 	}
+	g.fs.init(j, rng, len(files))
 	g.restart()
 	return g
 }
@@ -147,13 +153,20 @@ func newGenerator(j *fio.Job, rng *rand.Rand, files []*fileRegion) *generator {
 func (g *generator) restart() {
 	g.zoneBytes = 0
 	for _, f := range g.files {
-		f.zoneOff = f.start()
-		for d := range f.lastPos {
-			f.lastPos[d] = f.zoneOff
-		}
-		f.done = false
-		f.rand.reset()
+		g.resetFile(f)
 	}
+	g.fs.restart()
+}
+
+// resetFile begins a new pass over f (fio's fio_file_reset).
+func (g *generator) resetFile(f *fileRegion) {
+	f.zoneOff = f.start()
+	for d := range f.lastPos {
+		f.lastPos[d] = f.zoneOff
+		f.lastStart[d] = -1
+	}
+	f.done = false
+	f.rand.reset()
 }
 
 // minBlockSize is the smallest block size direction d can use.
@@ -171,10 +184,18 @@ func minBlockSize(j *fio.Job, d int) int64 {
 // blockSize picks the size of the next I/O in direction op, at most room
 // bytes when the size varies (fio checks the fit only then); 0 when not
 // even the smallest fits. As fio draws it, a bsrange size is min + max·u
-// (u uniform in [0, 1)) rounded down to a multiple of min and capped at
-// max, so the largest size is the likeliest.
+// (u uniform in [0, 1)) rounded down to a multiple of min (unless
+// bs_unaligned) and capped at max, so the largest size is the likeliest.
+// With bs_is_seq_rand the sizes are the read entry's for a sequential
+// offset and the write entry's for a random one, whatever op is.
 func (g *generator) blockSize(op blkq.Op, room int64) int64 {
 	j, d := g.job, rwt(op)
+	if j.BSIsSeqRand {
+		d = report.DirRead
+		if g.atRandom {
+			d = report.DirWrite
+		}
+	}
 	split := j.BSSplit[d]
 	lo, hi := j.BS[d].Min, j.BS[d].Max
 	if len(split) > 0 {
@@ -205,7 +226,10 @@ func (g *generator) blockSize(op blkq.Op, room int64) int64 {
 		} else {
 			n = lo + int64(float64(hi)*g.rng.Float64())
 		}
-		n = min(n-n%lo, hi)
+		if !j.BSUnaligned {
+			n -= n % lo
+		}
+		n = min(n, hi)
 		if n <= room {
 			return n
 		}
@@ -240,21 +264,22 @@ func (g *generator) next() (nextIO, bool) {
 	return io, ok
 }
 
-// pick chooses the next I/O's file, direction, size and offset, passing
-// over files whose pass has ended.
+// pick chooses the next I/O's file (as file_service_type and openfiles
+// say: fileservice.go), direction, size and offset, passing over files
+// whose pass has ended.
 func (g *generator) pick() (nextIO, bool) {
 	d := g.direction()
-	for range g.files {
-		f := g.files[g.rr]
-		g.rr = (g.rr + 1) % len(g.files)
-		if f.done {
-			continue
+	for {
+		i, ok := g.fs.next(g.files)
+		if !ok {
+			return nextIO{}, false
 		}
+		f := g.files[i]
 		if g.strided() {
 			g.enterZone(f, int(rwt(d)))
 		}
 		var off, n int64
-		ok := false
+		g.atRandom = false
 		if g.random {
 			off, n, ok = g.randomIO(f, d)
 		} else {
@@ -262,11 +287,12 @@ func (g *generator) pick() (nextIO, bool) {
 		}
 		if ok {
 			g.zoneBytes += n
+			f.lastStart[rwt(d)] = off
+			g.fs.used(i)
 			return nextIO{op: d, offset: f.fileBase + off, length: n}, true
 		}
-		f.done = true
+		g.fs.ended(g, i)
 	}
-	return nextIO{}, false
 }
 
 // seqIO returns the next sequential I/O of direction op in f (offset

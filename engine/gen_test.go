@@ -240,6 +240,27 @@ func TestThinktimeVariants(t *testing.T) {
 	}
 }
 
+// TestThinktimeToTheEndOfRuntimeOnWallClock: on the null device (the
+// wall clock) a job with thinktime=100ms and a runtime of 550 ms issues
+// one I/O per stall, never two closer than the thinktime, and so at most
+// six, as fio does; the stall that the runtime's end cuts short ends the
+// job. Its timer could fire before the runtime's own and the job went on
+// issuing, each stall cut to nothing: hundreds of I/Os microseconds apart
+// in its last milliseconds.
+func TestThinktimeToTheEndOfRuntimeOnWallClock(t *testing.T) {
+	for range 3 { // a race with the runtime's timer: try it more than once
+		ios := blkqIOs(t, "null", "rw=randread\nbs=4k\nsize=1g\ntime_based\nruntime=550ms\nthinktime=100ms", 1)
+		if len(ios) == 0 || len(ios) > 6 {
+			t.Fatalf("%d I/Os in 550 ms with a 100 ms thinktime: want 1..6", len(ios))
+		}
+		for i := 1; i < len(ios); i++ {
+			if gap := time.Duration(ios[i].at - ios[i-1].at); gap < 100*time.Millisecond {
+				t.Fatalf("I/Os %d and %d issued %v apart, within the 100 ms thinktime", i-1, i, gap)
+			}
+		}
+	}
+}
+
 // TestRateMin: a job that cannot reach rate_min fails as fio fails it
 // (check_min_rate, EIO) after fio's 2 s of settling; one that can runs on.
 func TestRateMin(t *testing.T) {

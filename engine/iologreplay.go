@@ -182,6 +182,9 @@ func (r *runner) attachIologReplays() error {
 			continue
 		}
 		if err := r.attachIologReplay(j, ir); err != nil {
+			if errors.Is(err, ErrInterrupted) {
+				return err
+			}
 			return fmt.Errorf("%s: job %q: read_iolog=%s: %w", jobPlace(r.jf, j.spec), j.name, ir.path, err)
 		}
 	}
@@ -205,7 +208,7 @@ func (r *runner) attachIologReplay(j *job, ir *iologReplay) error {
 	if o.ReplayNoStall {
 		ro.Timing = "afap"
 	}
-	sc, err := scanTrace(ir.path, src, ro)
+	sc, err := scanTrace(ir.path, src, ro, r.opt.Stop)
 	if err != nil {
 		return err
 	}

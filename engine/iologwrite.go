@@ -51,8 +51,10 @@ func (w *iologWriter) begin() {
 	}
 }
 
-// issued logs an I/O as the job issues it.
-func (w *iologWriter) issued(now blkq.Time, op blkq.Op, datasync bool, devOff, length int64) {
+// issued logs an I/O as the job issues it; syncFile, for an fsync of
+// one file, is that file's device offset (-1 otherwise: an fsync is
+// logged on the file of the I/O before it).
+func (w *iologWriter) issued(now blkq.Time, op blkq.Op, datasync bool, devOff, length, syncFile int64) {
 	var act string
 	switch op {
 	case blkq.OpRead:
@@ -71,6 +73,8 @@ func (w *iologWriter) issued(now blkq.Time, op blkq.Op, datasync bool, devOff, l
 	}
 	if op != blkq.OpFlush {
 		w.last, w.off = w.logs.fileOf(devOff)
+	} else if syncFile >= 0 {
+		w.last, _ = w.logs.fileOf(syncFile)
 	}
 	if len(w.files) == 0 {
 		return
@@ -130,10 +134,7 @@ func (r *runner) iologFiles(j *job) []iologFile {
 	if j.gen == nil {
 		return nil
 	}
-	names := r.fileNames(j.spec, j.clone)
-	if ir := r.logs.replays[j]; ir != nil {
-		names = ir.names // a read_iolog job's files are its iolog's
-	}
+	names := j.names // fio's names, or a read_iolog job's iolog's
 	var fs []iologFile
 	for i, f := range j.gen.files {
 		if i < len(names) {

@@ -51,7 +51,23 @@ type job struct {
 	index   int    // position in the run
 	segment int    // stonewall segment: jobs between two stonewalls, for exit_what
 
-	filesOpen bool // its files are open: invalidated, as fio does when it opens them (filesetup.go)
+	filesOpen bool     // its files are open: invalidated, as fio does when it opens them (filesetup.go)
+	names     []string // its files' names, in the order of gen.files (filenames.go)
+
+	schedSwitched bool // ioscheduler= done (iosched.go)
+	preReadDone   bool // pre_read done (preread.go)
+
+	// The fsyncs of a pass's end and of closing files, and the I/O aside
+	// from the job's figures (close.go).
+	endSyncs    []*fileRegion // pass-end fsyncs still to issue, one per file
+	closeSyncs  []*fileRegion // fsync_on_close's close fsyncs still to issue
+	closeHeld   nextIO        // the I/O that waits for them
+	hasHeld     bool
+	asideBusy   int  // I/Os aside in flight
+	lastWasSync bool // the last I/O to complete was an fsync (fio's last_was_sync)
+	// wbErr is the first write-back error of a page it wrote (buffered,
+	// writeback.go), reported at its close unless an fsync did.
+	wbErr error
 
 	// endsOnExec: its bios complete on the executor, so endIO hands a
 	// completion to the job at once, without posting it (setPath).
@@ -111,6 +127,7 @@ type ioUnit struct {
 	j      *job
 	sub    *submitter    // the task that submits it
 	rec    *ReplayRecord // the trace record of a replay's I/O
+	cache  *cacheCall    // its calls through the page cache (cache.go), made on its first
 	sync   bool          // a flush for fsync/fdatasync
 	start  blkq.Time     // submission began
 	queued blkq.Time     // submission returned (after any sleep for a request)
@@ -119,6 +136,11 @@ type ioUnit struct {
 	verr   error         // its verify read's bad block, found where it completed
 	err    error         // how it completed, while it waits to be reaped or to reach the executor
 	flight int           // its slot among the units in flight (serialize_overlap)
+	// syncOne is the file an fsync is for (nil: all the job's files).
+	syncOne *fileRegion
+	// aside, if set, makes the unit an I/O outside the job's figures and
+	// is called with its outcome (close.go).
+	aside func(error)
 	// complete hands u's completion (err) to its job: endIO posts it to
 	// the executor when the completion arrives off it (a file's workers),
 	// made once per unit so that a completion allocates nothing.
@@ -138,9 +160,18 @@ func (j *job) begin() {
 	if j.state.ended() {
 		return // cancelled by exitall before it started
 	}
+	j.switchScheduler() // before its files, as fio does (iosched.go)
+	if j.gen != nil && j.gen.fs.onClose == nil {
+		j.gen.fs.onClose = j.fileClosed // fsync_on_close (close.go)
+	}
 	if !j.filesOpen {
 		j.filesOpen = true
 		j.openFiles(j.begin) // invalidate (filesetup.go)
+		return
+	}
+	if j.spec.Files.PreRead && !j.preReadDone && j.gen != nil {
+		j.preReadDone = true
+		j.preRead(j.begin) // preread.go
 		return
 	}
 	j.state.begin()
@@ -156,6 +187,9 @@ func (j *job) begin() {
 	}
 	j.src.begin()
 	j.ssBegin()
+	if j.spec.Files.CreateOnly || j.err != nil {
+		j.state.stop() // create_only, or pre_read failed (preread.go)
+	}
 	j.pump()
 }
 
@@ -261,6 +295,15 @@ func (j *job) loop() {
 			j.drain()
 			return
 		}
+		if j.closeSyncPending() {
+			return // fsync_on_close's fsyncs come before the next I/O (close.go)
+		}
+		if len(j.endSyncs) > 0 {
+			if !j.quiesce() {
+				j.issueEndSync() // a pass's end: each file's fsync, in turn
+			}
+			return
+		}
 		if j.lat != nil {
 			j.latCheck()
 			if j.lat.quiesce {
@@ -289,7 +332,7 @@ func (j *job) loop() {
 		}
 		if j.state.syncDue() {
 			if !j.quiesce() && j.flowLets() {
-				j.issueSync(false) // fsync waits for the writes before it
+				j.issueSync(false, nil) // fsync waits for the writes before it
 				j.flow.granted = false
 			}
 			return
@@ -299,6 +342,9 @@ func (j *job) loop() {
 			return
 		}
 		io, held := j.overlapHeld()
+		if !held && j.hasHeld {
+			io, held, j.hasHeld = j.closeHeld, true, false // it waited for close fsyncs
+		}
 		if !held {
 			if j.limitReached() && !j.verifyPending() {
 				j.drain()
@@ -310,8 +356,8 @@ func (j *job) loop() {
 			var st srcStatus
 			io, st = j.src.next()
 			if st == srcWait {
-				if j.state.paused() {
-					continue // a rate limit: quiesce, then sleep
+				if j.state.paused() || len(j.endSyncs) > 0 {
+					continue // a rate limit: quiesce, then sleep; or a pass's end: its fsyncs
 				}
 				return // a trace's time or a sleeping task holds it back: a timer or a wake-up pumps
 			}
@@ -327,6 +373,10 @@ func (j *job) loop() {
 			}
 			if st != srcReady {
 				return
+			}
+			if len(j.closeSyncs) > 0 {
+				j.closeHeld, j.hasHeld = io, true // a file closed on the way: its fsync first
+				continue
 			}
 		}
 		if j.overlapBlocks(io) {
@@ -452,7 +502,7 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 		u.start = j.now()
 		return
 	}
-	b.Op, b.Flags = io.op, 0
+	b.Op, b.Flags = io.op, j.osyncFlags(io.op) // sync= (osync.go)
 	if j.sync && io.op != blkq.OpDiscard {
 		b.Flags |= blkq.FlagSync
 	}
@@ -481,12 +531,13 @@ func (j *job) prepare(u *ioUnit, io nextIO) {
 	u.start = j.now()
 }
 
-// issueSync sends an fsync for fsync=N / fdatasync=N / end_fsync (end)
+// issueSync sends an fsync for fsync=N / fdatasync=N, or a pass's end
+// fsync of file f (end: end_fsync, fsync_on_close; always a full fsync),
 // once the job's earlier I/O has completed, through the job's path.
-func (j *job) issueSync(end bool) {
-	j.state.issueSync(end)
+func (j *job) issueSync(end bool, f *fileRegion) {
+	j.state.issueSync(false)
 	u := j.getUnit()
-	u.sync, u.sub, u.rec = true, &j.main, nil
+	u.sync, u.sub, u.rec, u.syncOne = true, &j.main, nil, f
 	u.bio.Op, u.bio.Flags, u.bio.Sector, u.bio.Sectors, u.bio.Buf = blkq.OpFlush, blkq.FlagSync, 0, 0, nil
 	u.start = j.now()
 	j.st.logIssue(u, u.start, !end && j.spec.Fdatasync > 0)
@@ -550,6 +601,7 @@ func (j *job) done(u *ioUnit, err error) {
 		if j.lat != nil {
 			j.latCompleted(u, now, now >= j.rampEnd)
 		}
+		j.maxLatencyCheck(u, now)
 		if j.r.data != nil {
 			switch u.bio.Op {
 			case blkq.OpWrite:
@@ -574,15 +626,16 @@ func (j *job) done(u *ioUnit, err error) {
 			j.r.data.abandoned(u)
 		}
 	}
+	j.lastWasSync = u.sync
 	j.verifyDone(u, err)
-	u.err = nil
+	u.err, u.syncOne = nil, nil
 	j.free = append(j.free, u)
 	j.thinkCompleted()
 }
 
 // maybeFinish ends the job when it has nothing more to do.
 func (j *job) maybeFinish() {
-	if j.state.ended() || j.inflight > 0 || j.main.asleep || j.state.syncBusy() {
+	if j.state.ended() || j.inflight > 0 || j.main.asleep || j.state.syncBusy() || j.asideBusy > 0 {
 		return
 	}
 	if !j.state.stopping() && (!j.limitReached() || j.verifyPending()) && !j.state.syncDue() {
@@ -591,16 +644,24 @@ func (j *job) maybeFinish() {
 	if j.state.pause == pauseTimer && !j.state.stopping() {
 		return
 	}
-	if j.spec.EndFsync && !j.state.endSynced && j.err == nil && j.st.wrote() {
-		j.issueSync(true)
+	if !j.state.endSynced {
+		j.state.endSyncsQueued()
+		j.queueEndSyncs() // end_fsync, fsync_on_close (close.go)
+	}
+	if len(j.endSyncs) > 0 {
+		j.issueEndSync()
 		return
 	}
+	j.closeWithWriteback()
 	j.state.finish()
 	j.end = j.now()
 	if v := j.vfy; v != nil && v.writes && j.spec.Verification.DoVerify && !v.verifying {
 		j.st.phase(j.end, true) // fio verifies after its I/O loop, with nothing left to read back
 	}
 	j.st.finish(j.end)
+	if j.spec.Files.Unlink {
+		j.unlinkFiles() // unlink.go
+	}
 	j.saveVerifyState()
 	j.r.jobFinished(j)
 }

@@ -85,5 +85,9 @@ func (s *jobState) issueSync(end bool) {
 	s.sync = syncInFlight
 	s.endSynced = s.endSynced || end
 }
-func (s *jobState) syncEnded()     { s.sync = syncNone }
-func (s *jobState) syncBusy() bool { return s.sync == syncInFlight }
+func (s *jobState) syncEnded() { s.sync = syncNone }
+
+// endSyncsQueued records that the job's end fsyncs (end_fsync,
+// fsync_on_close) are queued, if any are due: they are queued once.
+func (s *jobState) endSyncsQueued() { s.endSynced = true }
+func (s *jobState) syncBusy() bool  { return s.sync == syncInFlight }

@@ -75,15 +75,15 @@ func (j *job) latCompleted(u *ioUnit, now blkq.Time, counted bool) {
 	l := j.lat
 	l.ios++
 	lat := now - u.start
-	if !counted || lat <= l.target {
-		return
+	if !counted || lat <= l.target || j.spec.Stats.DisableLat {
+		return // (fio checks the target on the total latency, which disable_lat does not measure)
 	}
 	if l.pct < 100 {
 		l.failed++
 		return
 	}
 	if l.rampDown() {
-		j.latFatal(u, lat)
+		j.latFatal(u, lat, l.target)
 	}
 }
 
@@ -165,9 +165,25 @@ func (j *job) latQuiesced() {
 	l.newCycle(now)
 }
 
-// latFatal is the job's error for an I/O over the target at depth 1:
-// fio's line on stderr, and ETIMEDOUT.
-func (j *job) latFatal(u *ioUnit, lat blkq.Time) {
+// maxLatencyCheck fails the job if u, completed without error at now
+// past the ramp, took longer than max_latency= allows its direction
+// (fio checks the total latency, unless disable_lat).
+func (j *job) maxLatencyCheck(u *ioUnit, now blkq.Time) {
+	if j.spec == nil || now < j.rampEnd || j.spec.Stats.DisableLat {
+		return
+	}
+	d := rwt(u.bio.Op)
+	if u.bio.Op == blkq.OpFlush {
+		return // fio checks reads, writes and trims
+	}
+	if limit := blkq.Time(j.spec.Queue.MaxLatency[d]); limit > 0 && now-u.start > limit {
+		j.latFatal(u, now-u.start, limit)
+	}
+}
+
+// latFatal is the job's error for an I/O over max_latency, or over the
+// latency target at depth 1: fio's line on stderr, and ETIMEDOUT.
+func (j *job) latFatal(u *ioUnit, lat, limit blkq.Time) {
 	if j.err != nil {
 		return
 	}
@@ -182,7 +198,7 @@ func (j *job) latFatal(u *ioUnit, lat blkq.Time) {
 	r := j.r
 	if len(r.ioErrors) < maxIOErrorLines {
 		r.ioErrors = append(r.ioErrors, fmt.Sprintf("fio: latency of %d nsec exceeds specified max (%d nsec): %s %s %d %d",
-			lat, j.lat.target, r.dev.Name(), dir, int64(u.bio.Sector)<<blkq.SectorShift, u.bio.Bytes()))
+			lat, limit, r.dev.Name(), dir, int64(u.bio.Sector)<<blkq.SectorShift, u.bio.Bytes()))
 	}
 	j.state.stop()
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,7 +17,11 @@ import (
 // filename, or fio's default name jobname.clone.0) gets its own extent of
 // the device, laid out in order of first use, each as large as the largest
 // region any job asks of it (offset + size). A name under /dev/ is a whole
-// device in fio's world, so it maps to the whole of blkq's device.
+// device in fio's world, so it maps to the whole of blkq's device; so does
+// the path of a file device itself (filename= naming the very file
+// --device=file: gives). Either is as large as the device: a file
+// device's existing size (a block device's own), a simulated device's
+// capacity.
 // Jobs that share a file name share its extent, as fio's jobs share a
 // file. The file of a fill_device job without a size grows until the
 // device is full: it is laid out last and runs to the device's end.
@@ -31,6 +36,7 @@ type extent struct {
 }
 
 type layout struct {
+	device   string // the file device's absolute path ("" on other devices)
 	byName   map[string]*extent
 	order    []*extent
 	next     int64 // first free byte
@@ -46,11 +52,46 @@ func isDeviceName(name string) bool {
 	return strings.HasPrefix(filepath.Clean(name), "/dev/")
 }
 
+// newLayout is the run's layout, knowing its file device's path.
+func (r *runner) newLayout() *layout {
+	l := newLayout(0)
+	if kind, path, _ := strings.Cut(r.opt.Device, ":"); kind == "file" && path != "" {
+		l.device, _ = filepath.Abs(path)
+	}
+	return l
+}
+
+// isDevice reports whether a job's file name is the whole device: a
+// block device's name, or the file device's own path.
+func (l *layout) isDevice(name string) bool {
+	if isDeviceName(name) {
+		return true
+	}
+	if l.device == "" {
+		return false
+	}
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return false
+	}
+	if abs == l.device {
+		return true
+	}
+	a, errA := os.Stat(abs)
+	b, errB := os.Stat(l.device)
+	return errA == nil && errB == nil && os.SameFile(a, b)
+}
+
+// hasWhole reports whether a job works on the whole device.
+func (l *layout) hasWhole() bool {
+	return slices.ContainsFunc(l.order, func(e *extent) bool { return e.whole })
+}
+
 // need records that a job needs size bytes of file name (from its start).
 func (l *layout) need(name string, size int64) {
 	e := l.byName[name]
 	if e == nil {
-		e = &extent{name: name, whole: isDeviceName(name)}
+		e = &extent{name: name, whole: l.isDevice(name)}
 		l.byName[name] = e
 		l.order = append(l.order, e)
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -20,7 +21,8 @@ const DefaultSimCapacity = 500 << 30
 // capacity returns the device size in bytes for a run whose files need
 // need bytes; with fill, a file grows to the device's end (fill_device):
 // on a file that is as far as its file system has room (fillCapacity).
-func (r *runner) capacity(need int64, fill bool) (int64, error) {
+func (r *runner) capacity(need int64, lay *layout) (int64, error) {
+	fill := lay.fills()
 	kind, path, _ := strings.Cut(r.opt.Device, ":")
 	switch kind {
 	case "sim", "null":
@@ -41,7 +43,20 @@ func (r *runner) capacity(need int64, fill bool) (int64, error) {
 		if fill {
 			return fillCapacity(path, need)
 		}
-		return max(need+4095, 4096) &^ 4095, nil
+		c := max(need+4095, 4096) &^ 4095
+		if lay.hasWhole() {
+			// A job on the whole device (filename=/dev/..., or the
+			// device's own file): the device is as large as it is.
+			n, err := deviceBytes(path)
+			if err != nil {
+				return 0, err
+			}
+			if n == 0 && need == 0 {
+				return 0, fmt.Errorf("a job works on the whole device, but %s is missing or empty: give the job a size= (the file is made that large)", path)
+			}
+			c = max(c, n&^(blkq.SectorSize-1))
+		}
+		return c, nil
 	}
 	return 0, fmt.Errorf("unknown device %q: want sim:hdd, sim:ssd, null or file:PATH", r.opt.Device)
 }
@@ -93,6 +108,12 @@ func (r *runner) openQueue(capacity int64, direct, fioJobs bool) error {
 		// other readers).
 		readOnly = r.readsOnly()
 		setup.ReadOnly = readOnly && largeEnough(arg, capacity)
+		// A lone psync job's I/O is served on the executor itself (a
+		// pread and little else, as fio's psync does it: device/file.go).
+		// With more jobs, or a replay's tasks, the executor is shared:
+		// one job's device time there would hold the others' I/O and
+		// timers back, so the device's workers serve everything.
+		setup.NoInline = !fioJobs || len(r.jobs) > 1
 	}
 	r.disk = &blkq.DiskStats{}
 	setup.Tracers = append(append(setup.Tracers, r.disk), r.opt.Tracers...)
@@ -184,6 +205,10 @@ func (r *runner) openStats() {
 			rw := j.spec.RW
 			j.st.mode = [3]bool{rw.Reads(), rw.Writes(), rw.Trims()}
 		}
+		if j.spec != nil {
+			st := j.spec.Stats
+			j.st.off = statsOff{lat: st.DisableLat, clat: st.DisableClat, slat: st.DisableSlat, bw: st.DisableBW}
+		}
 		if j.gen != nil {
 			j.prio = newPrioState(j, j.prio.rng)
 		}
@@ -193,4 +218,19 @@ func (r *runner) openStats() {
 		r.pids.byPID = append(r.pids.byPID, js.Blkq)
 	}
 	r.q.AddTracer(r.pids)
+}
+
+// deviceBytes is the size of the file or block device at path, 0 if it
+// is missing.
+func deviceBytes(path string) (int64, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	// Seeking to the end gives a block device's size too (its Stat has 0).
+	return f.Seek(0, io.SeekEnd)
 }

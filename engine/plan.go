@@ -15,7 +15,7 @@ import (
 
 // plan expands numjobs, lays the jobs' files out and links dependencies.
 func (r *runner) plan() (*layout, error) {
-	lay := newLayout(0)
+	lay := r.newLayout()
 	type region struct {
 		name  string
 		known int64 // the file's size if filesize= gives it
@@ -32,6 +32,7 @@ func (r *runner) plan() (*layout, error) {
 	var all []*job
 	byName := map[string][]*job{}
 	segment := 0
+	nfiles := 0 // the run's files so far (checkFiles)
 	for _, spec := range r.jf.Jobs {
 		if r.jf.Jobs[0] != spec && spec.Stonewall {
 			g := &gate{pending: len(segJobs)}
@@ -66,7 +67,14 @@ func (r *runner) plan() (*layout, error) {
 			if err := checkBlockSizes(r.jf.Path, spec); err != nil {
 				return nil, err
 			}
+			if err := r.checkFiles(spec, c, &nfiles); err != nil {
+				return nil, err
+			}
 			names := r.fileNames(spec, c)
+			if names == nil {
+				return nil, ErrInterrupted // fileNames saw a stop
+			}
+			names = r.cloneFiles(spec, c, names)
 			replay, err := r.planIologReplay(j)
 			if err != nil {
 				return nil, err
@@ -74,8 +82,12 @@ func (r *runner) plan() (*layout, error) {
 			if replay != nil {
 				names = replay.names // read_iolog: the iolog's files (iologreplay.go)
 			}
+			j.names = names
 			var rs []region
-			for _, n := range names {
+			for k, n := range names {
+				if k > 0 && k%setupCheckEvery == 0 && r.setupStopped() {
+					return nil, ErrInterrupted
+				}
 				known := r.capSize(spec.FileSize[1])
 				if replay != nil {
 					known = max(known, replay.ends[n])
@@ -95,9 +107,11 @@ func (r *runner) plan() (*layout, error) {
 				}
 				rs = append(rs, region{n, known})
 				switch {
-				case isDeviceName(n):
+				case lay.isDevice(n) && !(nullNoSize(spec) && size == 0):
 					// A device is as large as its jobs reach; the
-					// device size is at least the default.
+					// device size is at least the default. (fio's null
+					// engine looks at no file, a device's neither: a
+					// job on it needs a size, below.)
 					lay.need(n, satmath.Add(off, max(size, r.capSize(spec.IOSize))))
 				case known > 0:
 					lay.need(n, known)
@@ -142,7 +156,7 @@ func (r *runner) plan() (*layout, error) {
 			need = satmath.Add(need, maxBlockSize(j.spec))
 		}
 	}
-	capacity, err := r.capacity(need, lay.fills())
+	capacity, err := r.capacity(need, lay)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +165,10 @@ func (r *runner) plan() (*layout, error) {
 	}
 	for i, j := range all {
 		var files []*fileRegion
-		for _, rg := range regions[i] {
+		for k, rg := range regions[i] {
+			if k > 0 && k%setupCheckEvery == 0 && r.setupStopped() {
+				return nil, ErrInterrupted
+			}
 			e := lay.byName[rg.name]
 			off, size := r.resolve(j.spec, j.clone, len(regions[i]), e.size)
 			if off >= e.size {
@@ -213,14 +230,18 @@ func (r *runner) capSize(n int64) int64 {
 	return n
 }
 
-// fileNames returns the paths of a job clone's files, as fio names them.
+// fileNames returns the paths of a job clone's files, as fio names them;
+// nil if Options.Stop closes while it names them.
 func (r *runner) fileNames(spec *fio.Job, clone int) []string {
 	var names []string
 	if len(spec.Filenames) > 0 {
 		names = append(names, spec.Filenames...)
 	} else {
 		for f := range max(spec.NrFiles, 1) {
-			names = append(names, fmt.Sprintf("%s.%d.%d", spec.Name, clone, f))
+			if f > 0 && f%setupCheckEvery == 0 && r.setupStopped() {
+				return nil
+			}
+			names = append(names, fioFileName(spec.FilenameFormat, spec.Name, clone, f))
 		}
 	}
 	if spec.Directory != "" {

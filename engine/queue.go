@@ -28,6 +28,10 @@ type QueueSetup struct {
 	// Direct opens a file device with O_DIRECT. ReadOnly opens it
 	// read-only, as it is (it must already hold Capacity bytes).
 	Direct, ReadOnly bool
+	// NoInline has a file device serve every request on its workers
+	// (device.FileOptions.NoInline): for submitters that share one
+	// goroutine, such as the jobs of one run on its executor.
+	NoInline bool
 	// Config is the queue's configuration (scheduler, nr_requests,
 	// nomerges, allocation policy, a lock hook, ...).
 	Config blkq.Config
@@ -96,7 +100,7 @@ func OpenQueue(s QueueSetup, clk blkq.Clock) (*Stack, error) {
 		if clk == nil {
 			clk = blkq.NewRealClock()
 		}
-		o := device.FileOptions{Direct: s.Direct, Depth: 32, Size: s.Capacity}
+		o := device.FileOptions{Direct: s.Direct, Depth: 32, Size: s.Capacity, NoInline: s.NoInline}
 		if s.ReadOnly {
 			o.ReadOnly, o.Size = true, 0
 		}

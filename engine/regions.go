@@ -86,6 +86,10 @@ func checkBlockSizes(path string, spec *fio.Job) error {
 		return fmt.Errorf("%s:%d: job %q: %s=%d is not a multiple of 512 bytes (blkq's bios are whole 512-byte sectors)", path, spec.Line, spec.Name, what, n)
 	}
 	for d := range 3 {
+		if r := spec.BS[d]; spec.BSUnaligned && r.Min < r.Max && len(spec.BSSplit[d]) == 0 {
+			// fio draws any byte count in the range and does not round it.
+			return fmt.Errorf("%s:%d: job %q: bs_unaligned with bsrange=%d-%d issues sizes that are not whole 512-byte sectors, which blkq's bios cannot carry (bssplit's sizes can be left unaligned)", path, spec.Line, spec.Name, r.Min, r.Max)
+		}
 		if r := spec.BS[d]; r.Min%blkq.SectorSize != 0 {
 			return bad("bs", r.Min)
 		} else if r.Max%blkq.SectorSize != 0 {

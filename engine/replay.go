@@ -102,7 +102,7 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 	if ro.IODepth <= 0 {
 		ro.IODepth = 32
 	}
-	sc, err := scanTrace(name, src, ro)
+	sc, err := scanTrace(name, src, ro, opt.Stop)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 	devSectors := r.dev.Capacity()
 	wrap := sc.maxEnd > devSectors
 	if wrap {
-		bc, err := checkBeyond(name, src, sc.n, devSectors, ro.Strict)
+		bc, err := checkBeyond(name, src, sc.n, devSectors, ro.Strict, opt.Stop)
 		if err != nil {
 			return nil, err
 		}

@@ -76,8 +76,9 @@ type traceScan struct {
 // scanTrace reads src once and checks every record: a range that wraps or
 // whose byte offset overflows an int64, and (trace timing) an arrival time
 // that does not fit a time.Duration at ro.Speed, are errors naming the
-// record's line.
-func scanTrace(name string, src ReplaySource, ro ReplayOptions) (*traceScan, error) {
+// record's line. A closing of stop (nil: never) ends it with
+// ErrInterrupted: a trace of millions of records takes a while to read.
+func scanTrace(name string, src ReplaySource, ro ReplayOptions, stop <-chan struct{}) (*traceScan, error) {
 	rd, err := src()
 	if err != nil {
 		return nil, err
@@ -87,6 +88,9 @@ func scanTrace(name string, src ReplaySource, ro ReplayOptions) (*traceScan, err
 	var prev, tmax time.Duration
 	var tmaxLine int
 	for {
+		if sc.n > 0 && sc.n%setupRecordsCheckEvery == 0 && closed(stop) {
+			return nil, ErrInterrupted
+		}
 		r, err := rd.Next()
 		if err == io.EOF {
 			break
@@ -150,15 +154,18 @@ type beyondCount struct {
 
 // checkBeyond reads the first n records of src again for those beyond a
 // device of devSectors: with strict the first is an error, otherwise they
-// are counted.
-func checkBeyond(name string, src ReplaySource, n int64, devSectors uint64, strict bool) (beyondCount, error) {
+// are counted. A closing of stop ends it with ErrInterrupted.
+func checkBeyond(name string, src ReplaySource, n int64, devSectors uint64, strict bool, stop <-chan struct{}) (beyondCount, error) {
 	var bc beyondCount
 	rd, err := src()
 	if err != nil {
 		return bc, err
 	}
 	defer rd.Close()
-	for range n {
+	for i := range n {
+		if i > 0 && i%setupRecordsCheckEvery == 0 && closed(stop) {
+			return bc, ErrInterrupted
+		}
 		r, err := rd.Next()
 		if err != nil {
 			if err == io.EOF {
@@ -285,7 +292,7 @@ func CheckTrace(name string, src ReplaySource, ro ReplayOptions) (n int64, warn,
 	if ro.Speed <= 0 {
 		ro.Speed = 1
 	}
-	sc, err := scanTrace(name, src, ro)
+	sc, err := scanTrace(name, src, ro, nil)
 	if err != nil {
 		return 0, nil, err
 	}

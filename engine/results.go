@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/blkq-dev/blkq"
@@ -60,6 +61,9 @@ func (r *runner) report(end blkq.Time) *report.Run {
 		InQueue:      ms(d.TimeInQ),
 		Util:         min(util, 100),
 	}}
+	if r.jf != nil && len(r.jf.Jobs) > 0 && !slices.ContainsFunc(r.jf.Jobs, func(j *fio.Job) bool { return j.Stats.DiskUtil }) {
+		run.Disks = nil // disk_util=0 in every job: fio tracks no disk
+	}
 	return run
 }
 

@@ -87,7 +87,8 @@ type Options struct {
 	// Stop, when closed, interrupts the run, as SIGINT interrupts fio:
 	// the jobs issue nothing more, the I/O in flight ends, dirty pages are
 	// written back, and Run returns the report of what ran, with
-	// Result.Interrupted set (see stop.go). Nil: the run is not
+	// Result.Interrupted set (see stop.go); closed while a large run is
+	// planned, Run returns ErrInterrupted. Nil: the run is not
 	// interruptible.
 	Stop <-chan struct{}
 	// FailRequest, if set, is asked about each request the device
@@ -141,6 +142,7 @@ type Result struct {
 type runner struct {
 	opt        Options
 	jf         *fio.JobFile
+	cloneNames map[string]bool // generated file names of jobs with clones so far (filenames.go)
 	exec       executor
 	q          *blkq.Queue
 	dev        blkq.Device
@@ -152,14 +154,16 @@ type runner struct {
 	disk       *blkq.DiskStats
 	pids       *pidStats
 
-	simulated  bool                   // the executor is the event loop itself
-	nullDevice bool                   // the device is the null device: its completions are posted to the executor
-	cache      *bcache.Cache          // the page cache of buffered jobs (cache.go)
-	files      map[int64]*bcache.File // the cache's files, by device offset
-	closeCache bool                   // a file's cache: closed after the run, all written back
-	syncs      []SyncStats            // the buffered jobs' fsyncs
-	cacheErr   error                  // the write-back error of an interrupted run's final Sync
-	rng        *sim.RNG               // the run's random stream: each job's and the wake-ups' are split from it
+	simulated  bool                    // the executor is the event loop itself
+	nullDevice bool                    // the device is the null device: its completions are posted to the executor
+	cache      *bcache.Cache           // the page cache of buffered jobs (cache.go)
+	cacheJobs  map[*bcache.Client]*job // each buffered job by its cache client (writeback.go)
+	reserve    *reserver               // space for buffered writes on a file device (reserve.go); nil elsewhere
+	files      map[int64]*bcache.File  // the cache's files, by device offset
+	closeCache bool                    // a file's cache: closed after the run, all written back
+	syncs      []SyncStats             // the buffered jobs' fsyncs
+	cacheErr   error                   // the write-back error of an interrupted run's final Sync
+	rng        *sim.RNG                // the run's random stream: each job's and the wake-ups' are split from it
 	wakeRNG    *sim.RNG
 
 	doneJobs atomic.Int64 // for the progress line, read off the executor
@@ -255,6 +259,12 @@ func planRun(jf *fio.JobFile, opt Options) (*runner, *layout, error) {
 	r := newRunner(opt)
 	r.jf = jf
 	if err := CheckEngines(jf); err != nil {
+		return nil, nil, err
+	}
+	if err := r.checkIOSchedulers(); err != nil {
+		return nil, nil, err
+	}
+	if err := r.checkTrimVerify(); err != nil {
 		return nil, nil, err
 	}
 	lay, err := r.plan()
@@ -415,13 +425,14 @@ func (r *runner) schedule(j *job) {
 	r.exec.AfterFunc(d, j.begin)
 }
 
-// jobFinished starts the jobs that waited for j, applies exitall, and
-// stops the run when every job is done.
+// jobFinished starts the jobs that waited for j, applies exitall (and
+// exitall_on_error, when j ended in error), and stops the run when every
+// job is done.
 func (r *runner) jobFinished(j *job) {
 	r.running--
 	r.left--
 	r.doneJobs.Add(1)
-	if j.spec.ExitAll && j.state.ran() {
+	if j.spec.ExitAll && j.state.ran() || j.spec.ExitAllOnError && j.err != nil { // exitall_on_error: fio's too, at a job's error
 		for _, o := range r.jobs {
 			if o == j || o.state.ended() {
 				continue

@@ -43,6 +43,9 @@ type fioSource struct {
 	holding bool
 	passes  int // passes over the files begun
 	rate    rateState
+	// restartDue: the pass has ended and its fsyncs are queued; the next
+	// pass begins once they are done.
+	restartDue bool
 }
 
 func (s *fioSource) begin() { s.passes = 1 }
@@ -62,14 +65,24 @@ func (s *fioSource) next() (nextIO, srcStatus) {
 // one ends and fio would go on: time_based, loops left, or io_size beyond
 // the region (fio then goes over the region again).
 func (s *fioSource) generate() (nextIO, bool) {
-	if io, ok := s.gen.next(); ok {
-		return io, true
+	if !s.restartDue {
+		if io, ok := s.gen.next(); ok {
+			return io, true
+		}
+		j := s.j
+		again := j.timeBased() || s.passes < max(j.spec.Loops, 1) ||
+			(j.spec.IOSize > 0 || j.spec.IOSizePercent > 0) && j.issued < j.limit
+		if !again {
+			return nextIO{}, false
+		}
+		if j.vfy == nil && j.queueEndSyncs() {
+			s.restartDue = true // the pass's fsyncs first (close.go)
+			return nextIO{}, false
+		}
 	}
-	j := s.j
-	again := j.timeBased() || s.passes < max(j.spec.Loops, 1) ||
-		(j.spec.IOSize > 0 || j.spec.IOSizePercent > 0) && j.issued < j.limit
-	if !again {
-		return nextIO{}, false
+	s.restartDue = false
+	if !s.j.unlinkBeforePass() {
+		return nextIO{}, false // unlink_each_loop: a reading job's files are gone (unlink.go)
 	}
 	s.passes++
 	s.gen.restart()
@@ -101,6 +114,9 @@ func (s *fioSource) paced() (nextIO, srcStatus) {
 		if !ok {
 			if s.holding {
 				break
+			}
+			if s.restartDue {
+				return nextIO{}, srcWait // the job issues the pass's fsyncs, then asks again
 			}
 			return nextIO{}, srcEnd
 		}

@@ -42,12 +42,22 @@ type jobStats struct {
 	dirRun    [3]int64  // each direction's runtime so far, ns
 
 	logs *jobLogs // write_*_log and write_iolog (fiolog.go); nil: none
+	off  statsOff // what the job keeps none of
 	// flushIsSync counts completed flushes as fsyncs, not writes: a
 	// read_iolog job's (iologreplay.go).
 	flushIsSync bool
 }
 
 const sampleWindow = blkq.Time(500 * time.Millisecond)
+
+// statsOff are the figures a job does not keep, as fio's disable_lat,
+// disable_clat, disable_slat and disable_bw (gtod_reduce: all four) leave
+// them out: no total, completion or submission latencies, in the report
+// and the logs (without clat, no clat percentiles, latency buckets,
+// histogram log or fsync latencies either), and no per-I/O entries in the
+// bandwidth log. The report's bandwidth and IOPS samples stay: fio's
+// helper thread takes them whatever the options say.
+type statsOff struct{ lat, clat, slat, bw bool }
 
 func newJobStats(js *report.JobStats) *jobStats {
 	for d := report.DirRead; d < report.NumDirs; d++ {
@@ -99,19 +109,35 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	ds.IOs++
 	n := int64(u.bio.Sectors) << blkq.SectorShift
 	ds.Bytes += uint64(n)
-	slat, clat := int64(-1), int64(now-u.start)
+	slat, clat, lat := int64(-1), int64(now-u.start), int64(now-u.start)
 	if u.j == nil || !u.j.syncIO {
 		slat, clat = int64(u.queued-u.start), int64(now-u.queued)
-		ds.Slat.Record(slat)
+		if s.off.slat {
+			slat = -1
+		} else {
+			ds.Slat.Record(slat)
+		}
 	}
-	ds.Clat.Record(clat)
-	ds.Lat.Record(int64(now - u.start))
+	bwClat := clat
+	if s.off.clat {
+		clat = -1
+	} else {
+		ds.Clat.Record(clat)
+	}
+	if s.off.lat {
+		lat = -1
+	} else {
+		ds.Lat.Record(lat)
+	}
 	if ds.Prios != nil {
 		v := clat
 		if u.j != nil && u.j.spec.Stats.LatPercentiles {
-			v = int64(now - u.start) // fio: the per-priority figures follow lat_percentiles
+			v = lat // fio: the per-priority figures follow lat_percentiles
 		}
 		for i := range ds.Prios {
+			if v < 0 {
+				break // that latency is not kept
+			}
 			if ds.Prios[i].Prio == u.bio.Prio {
 				ds.Prios[i].Lat.Record(v)
 				break
@@ -119,7 +145,7 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 		}
 	}
 	if s.logs != nil {
-		s.logs.completed(u, now, slat, clat, int64(now-u.start))
+		s.logs.completed(u, now, slat, clat, lat, bwClat, s.off.bw)
 	}
 	s.winBytes[d] += n
 	s.winIOs[d]++
@@ -169,6 +195,14 @@ func (p *progressBatch) flush(e *etaState) {
 	*p = progressBatch{}
 }
 
+// lost takes n bytes of direction d that the job had counted out of its
+// figures: a page whose write-back failed (writeback.go). Bytes done
+// before ramp_time ended were never counted; the figure stops at 0.
+func (s *jobStats) lost(d report.Dir, n int64) {
+	ds := s.dirStats(d)
+	ds.Bytes -= min(uint64(n), ds.Bytes)
+}
+
 // failed counts a failed I/O as issued, as fio's total_ios does; it
 // moved no bytes and has no latency.
 func (s *jobStats) failed(u *ioUnit) {
@@ -183,7 +217,9 @@ func (s *jobStats) recordSync(u *ioUnit, now blkq.Time) {
 		s.js.SyncOps = &report.SyncStats{Lat: report.NewLatency()}
 	}
 	s.js.SyncOps.IOs++
-	s.js.SyncOps.Lat.Record(int64(now - u.start))
+	if !s.off.clat { // fio counts an fsync's latency with the clat figures
+		s.js.SyncOps.Lat.Record(int64(now - u.start))
+	}
 }
 
 func (s *jobStats) dropped(op blkq.Op) { s.dirStats(rwt(op)).Dropped++ }

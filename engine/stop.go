@@ -1,5 +1,7 @@
 package engine
 
+import "errors"
+
 // Interrupting a run (Options.Stop; fio's SIGINT and SIGTERM).
 //
 // Stop is closed on another goroutine, at a wall-clock moment, while the
@@ -15,6 +17,46 @@ package engine
 // Sync of the whole cache as the flusher elsewhere (where an uninterrupted
 // run leaves dirty pages dirty, as fio leaves them; cache.go). The
 // report then covers what ran, up to the stop.
+
+// Before the executor runs, while the run is set up, there is nothing to
+// report yet, and a large set-up (a job of hundreds of thousands of
+// files, a trace of millions of records read through first) takes long
+// enough for a user to give up on it. Planning looks at Stop every
+// setupCheckEvery files, a replay's first passes every
+// setupRecordsCheckEvery records, and Run (or ReplayStream) returns
+// ErrInterrupted: no job exists yet to report. Past the plan, a stop
+// while the files are allocated ends that loop, and while a job's files
+// are dropped from the page cache ends that one; the run then reports,
+// its jobs cancelled, as for a stop before the jobs start. A small plan
+// (under setupCheckEvery files) is never cut short: it takes
+// microseconds, and the stop then ends the run at its start.
+
+// ErrInterrupted is the error of Run and ReplayStream when Options.Stop
+// is closed while the run is planned (Run) or the trace read through
+// (ReplayStream): nothing ran, and there is no report.
+var ErrInterrupted = errors.New("interrupted while the run was set up, before any job started")
+
+// setupCheckEvery is how many files a set-up loop handles between looks
+// at Options.Stop.
+const setupCheckEvery = 1024
+
+// setupRecordsCheckEvery is how many trace records a replay's first
+// passes read between looks at Options.Stop.
+const setupRecordsCheckEvery = 1 << 14
+
+// setupStopped reports whether Options.Stop is closed (never, without
+// one). Called by the set-up steps of Run, off the executor.
+func (r *runner) setupStopped() bool { return closed(r.opt.Stop) }
+
+// closed reports whether stop is closed; a nil stop never is.
+func closed(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
+}
 
 // watchStop makes a closing of opt.Stop interrupt the run; the returned
 // function ends the watch (call it once the executor is done).

@@ -82,9 +82,12 @@ func (j *job) thinkStall() {
 	}
 	j.think.waiting = false
 	d := max(j.spec.ThinkTime, j.spec.ThinkTimeSpin)
+	cut := false // the runtime ends within the stall
 	if rt := j.runtime(); rt > 0 {
 		left := time.Duration(j.start + blkq.Time(j.spec.RampTime+rt) - j.now())
-		d = max(min(d, left), 0)
+		if left <= d {
+			d, cut = max(left, 0), true
+		}
 	}
 	j.r.exec.AfterFunc(d, func() {
 		if fs, ok := j.src.(*fioSource); ok {
@@ -92,6 +95,15 @@ func (j *job) thinkStall() {
 		}
 		j.think.lastTime = j.now()
 		j.state.resume()
+		if cut {
+			// fio's sleep ends at the runtime's end, and so does the
+			// job: on the wall clock this timer may fire before the
+			// runtime's own, and the job must not issue meanwhile (it
+			// used to, hundreds of I/Os in the last milliseconds, each
+			// stall cut to nothing).
+			j.stop()
+			return
+		}
 		j.pump()
 	})
 }

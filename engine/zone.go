@@ -11,8 +11,8 @@ package engine
 // within the current zone, and the zone's random map starts empty each
 // time the job has done another zone's worth of bytes.
 //
-// fio's zonerange (how far apart zones start) is its zonesize here
-// (fio's default); fio counts the zone's bytes for the whole job, not per
+// zonerange is how far apart zones start and how far a zone reaches
+// (default zonesize, as fio's); fio counts the zone's bytes for the whole job, not per
 // file, and turns strided mode off for a job with more than one file
 // open at once, as blkq does for a job with more than one file (blkq
 // opens them all: openfiles is not modelled).
@@ -22,8 +22,14 @@ func (g *generator) strided() bool {
 	return g.job.ZoneMode == "strided" && g.job.ZoneSize > 0 && len(g.files) == 1
 }
 
-// zoneRange is the bytes of a zone the job works on: zonesize.
-func (g *generator) zoneRange() int64 { return g.job.ZoneSize }
+// zoneRange is the bytes of a zone: zonerange, or zonesize without it
+// (fio's default).
+func (g *generator) zoneRange() int64 {
+	if g.job.ZoneRange > 0 {
+		return g.job.ZoneRange
+	}
+	return g.job.ZoneSize
+}
 
 // enterZone moves f to the zone its next I/O of direction d is in, as
 // fio does before each I/O: to the next zone once zonesize bytes are

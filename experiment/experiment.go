@@ -189,6 +189,9 @@ func Run(e *Experiment, o Options) ([]*Outcome, *Table, error) {
 				err = derr
 			}
 		}
+		if errors.Is(err, engine.ErrInterrupted) {
+			return outs, nil, ErrInterrupted // stopped while this one was set up
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("experiment %s, %s: %w", e.Name, c.Name, err)
 		}

@@ -150,7 +150,7 @@ func latencyQueue(path string, cpuHold bool) (*engine.Stack, *lockstat.Timer, *b
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	cache, err := bcache.New(st.Queue, bcache.Config{Pages: 8192, CPUHoldTime: cpuHold})
+	cache, err := bcache.New(st.Queue, bcache.Config{Pages: 8192, LockTiming: true, CPUHoldTime: cpuHold})
 	if err != nil {
 		st.Device.Close()
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -119,6 +120,9 @@ func (f *cliFlags) replay(path string, stdout, stderr io.Writer) error {
 	// A trace that could not be written (ENOSPC) fails the command, but
 	// after the report: the run itself ran and its figures are true.
 	traceErr := closeTrace()
+	if errors.Is(err, engine.ErrInterrupted) {
+		return in.err(0) // stopped while the trace was read through: nothing replayed
+	}
 	if err != nil {
 		return err
 	}
@@ -191,6 +195,9 @@ func replayCompare(path string, src engine.ReplaySource, base engine.Options, ro
 		opt := set.opt
 		start := time.Now()
 		res, err := engine.ReplayStream(path, src, opt, ro)
+		if errors.Is(err, engine.ErrInterrupted) {
+			break // the table shows the settings that ran
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", set.name, err)
 		}

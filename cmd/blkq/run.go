@@ -2,6 +2,7 @@ package main
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -74,10 +75,12 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 	}
 	for _, jf := range jobFiles {
 		for _, ig := range jf.Ignored {
-			if ig.Inert() && !f.warnings {
-				continue // fio's rule: stderr stays empty for what cannot matter
+			// Every option blkq ignores changes nothing it issues (the
+			// others are modelled or refused): fio's rule, stderr stays
+			// empty for what cannot matter, unless --warnings asks.
+			if f.warnings || !ig.Inert() {
+				fmt.Fprintf(stderr, "blkq: %s: ignoring option %q (no effect on blkq's devices)\n", ignoredPlace(ig), ig.Option)
 			}
-			fmt.Fprintf(stderr, "blkq: %s: ignoring option %q (not modelled)\n", ignoredPlace(ig), ig.Option)
 		}
 		if err := engine.CheckEngines(jf); err != nil {
 			return err
@@ -126,6 +129,11 @@ func (f *cliFlags) run(files []string, jobOpts []fio.CmdOption, stdin io.Reader,
 	// A trace that could not be written (ENOSPC) fails the command, but
 	// after the report: the run itself ran and its figures are true.
 	traceErr := closeTrace()
+	if errors.Is(err, engine.ErrInterrupted) {
+		// Stopped while the run was set up: nothing ran, nothing to
+		// report but fio's line, which is out; fio's status for it.
+		return in.err(0)
+	}
 	if err != nil {
 		return err
 	}

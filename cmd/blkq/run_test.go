@@ -57,14 +57,24 @@ func TestParseOnlyAndErrors(t *testing.T) {
 	if _, _, err := runCLI(t, "--parse-only", corpus+"tiobench-example.fio"); err != nil {
 		t.Fatalf("--parse-only on a corpus file: %v", err)
 	}
-	// No corpus file has an ignored option left: a job of its own.
+	// An option that changes nothing on blkq's devices is ignored
+	// silently, and reported once by name with --warnings; one blkq
+	// cannot run is an error naming its line.
 	job := filepath.Join(t.TempDir(), "j.fio")
-	if err := os.WriteFile(job, []byte("[global]\nsize=1m\n[a]\npre_read=1\n[b]\npre_read=1\n"), 0o644); err != nil {
+	if err := os.WriteFile(job, []byte("[global]\nsize=1m\n[a]\ncpus_allowed=0\n[b]\ncpus_allowed=1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, errOut, err := runCLI(t, "--parse-only", job)
-	if err != nil || strings.Count(errOut, `ignoring option "pre_read"`) != 1 {
-		t.Fatalf("ignored option not reported once by name: err=%v stderr=%q", err, errOut)
+	if _, errOut, err := runCLI(t, "--parse-only", job); err != nil || errOut != "" {
+		t.Fatalf("an inert option: err=%v stderr=%q, want silence", err, errOut)
+	}
+	_, errOut, err := runCLI(t, "--parse-only", "--warnings", job)
+	if err != nil || strings.Count(errOut, `ignoring option "cpus_allowed"`) != 1 {
+		t.Fatalf("--warnings: inert option not reported once by name: err=%v stderr=%q", err, errOut)
+	}
+	refused := filepath.Join(t.TempDir(), "r.fio")
+	os.WriteFile(refused, []byte("[a]\nsize=1m\nlockfile=exclusive\n"), 0o644)
+	if _, _, err := runCLI(t, "--parse-only", refused); err == nil || !strings.Contains(err.Error(), "r.fio:3") || !strings.Contains(err.Error(), "lockfile") {
+		t.Fatalf("a refused option: want an error naming r.fio:3 and lockfile, got %v", err)
 	}
 	_, _, err = runCLI(t, "--parse-only", corpus+"nbd.fio")
 	if err == nil || !strings.Contains(err.Error(), "ioengine=nbd") || strings.Contains(err.Error(), "\n") {

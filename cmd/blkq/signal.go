@@ -17,17 +17,26 @@ import (
 // report, and the command exits with fio's status for it: 128, plus one
 // per failed job.
 //
-// A second signal exits at once. fio 3.33 itself only prints the line
-// again and goes on waiting for its jobs; blkq gives the way out that a
-// user pressing Ctrl-C twice expects. The exit closes the trace files (so
-// that they end at a record boundary, which blkparse reads without a
-// complaint) and then dies of the signal, as a program without a handler
-// does: the shell sees 128+N and a script's loop stops.
+// A second signal exits at once, whatever the command is doing (setting
+// the run up, running it, writing its report). fio 3.33 itself only
+// prints the line again and goes on waiting for its jobs; blkq gives the
+// way out that a user pressing Ctrl-C twice expects. The exit closes the
+// trace files (so that they end at a record boundary, which blkparse
+// reads without a complaint), waiting at most cleanupWait for them, and
+// then dies of the signal, as a program without a handler does: the shell
+// sees 128+N and a script's loop stops. A first signal that comes once
+// the command has its status (its report is out) does not change it, but
+// counts: the next one exits.
+
+// cleanupWait bounds what a second signal waits for the cleanups (a
+// trace's last buffer to its file): a file system that does not answer
+// must not keep the process alive.
+const cleanupWait = time.Second
 
 // interrupter watches for SIGINT and SIGTERM while a command runs.
 type interrupter struct {
 	sigs    chan os.Signal
-	stop    chan struct{} // closed at the first signal
+	stop    chan struct{} // closed at the first signal, once fio's line is out
 	quit    chan struct{} // closed by release
 	exited  chan struct{}
 	once    sync.Once
@@ -35,6 +44,7 @@ type interrupter struct {
 	mu      sync.Mutex
 	sig     syscall.Signal // the first signal, 0 if none
 	decided bool           // err was called: the command's status is set
+	late    bool           // a signal came after decided (the next exits)
 	cleanup []func()       // run before exiting at a second signal
 }
 
@@ -79,22 +89,28 @@ func (in *interrupter) watch() {
 	}
 }
 
-// handle acts on one signal. The line is printed under in.mu, so that err
-// never reports an interruption whose line is not out yet.
+// handle acts on one signal. The first one's line is printed on a
+// goroutine of its own, which then closes Stop: the run stops (and its
+// report follows) only once the line is out, and err waits for it too;
+// meanwhile the watcher is free for a second signal, even if the line
+// waits for a report being written to a slow or blocked output.
 func (in *interrupter) handle(s os.Signal) {
 	sig, _ := s.(syscall.Signal)
 	in.mu.Lock()
 	switch {
-	case in.sig == 0 && in.decided:
+	case in.sig == 0 && in.decided && !in.late:
 		// The command has its report out and is returning with its own
-		// status: too late to interrupt it.
+		// status: too late to interrupt it; a second signal still exits.
+		in.late = true
 		in.mu.Unlock()
 		return
 	case in.sig == 0:
 		in.sig = sig
-		fmt.Fprintf(in.out, "\nfio: terminating on signal %d\n", int(sig))
-		close(in.stop)
 		in.mu.Unlock()
+		go func() {
+			fmt.Fprintf(in.out, "\nfio: terminating on signal %d\n", int(sig))
+			close(in.stop)
+		}()
 		return
 	}
 	in.mu.Unlock()
@@ -107,8 +123,16 @@ func (in *interrupter) exitNow(sig syscall.Signal) {
 	fs := in.cleanup
 	in.cleanup = nil
 	in.mu.Unlock()
-	for i := len(fs) - 1; i >= 0; i-- {
-		fs[i]()
+	done := make(chan struct{})
+	go func() {
+		for i := len(fs) - 1; i >= 0; i-- {
+			fs[i]()
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(cleanupWait):
 	}
 	signal.Reset(sig)
 	syscall.Kill(os.Getpid(), sig)
@@ -143,12 +167,14 @@ func (in *interrupter) release() {
 // the command is returning.
 func (in *interrupter) err(failed int) error {
 	in.mu.Lock()
-	defer in.mu.Unlock()
 	in.decided = true
-	if in.sig == 0 {
+	sig := in.sig
+	in.mu.Unlock()
+	if sig == 0 {
 		return nil
 	}
-	return &interruptedError{sig: in.sig, failed: failed}
+	<-in.stop // fio's line is out
+	return &interruptedError{sig: sig, failed: failed}
 }
 
 // interruptedError ends a command that a signal interrupted: main exits

@@ -463,3 +463,66 @@ func waitForFIFOOpen(t *testing.T, c *child) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestSignalDuringSetUpOfManyFilesExitsPromptly: SIGTERM while blkq sets
+// up a job of 500,000 files (naming and laying them out, then dropping
+// each from the page cache as the job opens them: about 9 s on this
+// machine uninterrupted) prints fio's line and exits 128 within a few
+// seconds, the job never run. The set-up used to go on to its end first.
+func TestSignalDuringSetUpOfManyFilesExitsPromptly(t *testing.T) {
+	bin := buildBlkq(t)
+	for _, delay := range []time.Duration{200 * time.Millisecond, 1500 * time.Millisecond} {
+		c := startBlkq(t, bin, "run", "--name=x", "--device=null", "--rw=randread", "--size=500g", "--nrfiles=500000", "--bs=4k", "--io_size=4k")
+		time.Sleep(delay)
+		select {
+		case <-c.done:
+			t.Fatalf("after %v: exited before the signal: %v\n%s", delay, c.err, c.stderr.String())
+		default:
+		}
+		c.signal(syscall.SIGTERM)
+		ws := c.wait(t, 5*time.Second, fmt.Sprintf("SIGTERM %v into the set-up", delay))
+		// Stopped while planning, nothing follows the line; past the
+		// plan, the report of a job that never ran does.
+		if !ws.Exited() || ws.ExitStatus() != 128 || !strings.HasPrefix(c.stdout.String(), "\nfio: terminating on signal 15\n") {
+			t.Fatalf("after %v: status %v, stdout %q, stderr %q: want 128 and fio's line first", delay, ws, c.stdout.String(), c.stderr.String())
+		}
+	}
+}
+
+// TestSecondSignalExitsWhileStdoutIsBlocked: with its standard output a
+// pipe nobody reads (full, so every write blocks), a run that prints its
+// status every millisecond is stuck in a write; the first SIGTERM's line
+// cannot be printed, and the second SIGTERM still ends the process at
+// once. The signal watcher used to wait on that write with the first
+// signal, and never saw the second.
+func TestSecondSignalExitsWhileStdoutIsBlocked(t *testing.T) {
+	bin := buildBlkq(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(bin, "run", "--name=x", "--ioengine=null", "--rw=read", "--size=1m", "--time_based", "--runtime=1h", "--status-interval=1ms")
+	cmd.Stdout = w
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-done })
+	time.Sleep(time.Second) // the status reports fill the pipe's 64 KiB
+	cmd.Process.Signal(syscall.SIGTERM)
+	time.Sleep(200 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("still running 10 s after a second SIGTERM\nstderr: %s", stderr.String())
+	}
+	if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Fatalf("exit status %v, want killed by SIGTERM", ws)
+	}
+}

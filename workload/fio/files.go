@@ -24,9 +24,37 @@ type FileSetup struct {
 	// the job opens it instead of laying it out before the job starts (so
 	// it is not allocated first).
 	CreateOnOpen bool
+
+	// Service is file_service_type= (ioopts.go).
+	Service FileService
+	// OpenFiles is openfiles=: how many of the job's files are open at
+	// once (0, or more than the files: all of them, fio's default). A
+	// file closes when its pass ends, and the next opens.
+	OpenFiles int
+	// Sync is sync=: "" (fio's default, none), "sync" (O_SYNC; also 1)
+	// or "dsync" (O_DSYNC): each write is durable when it completes.
+	Sync string
+	// Atomic is atomic: fio opens the files O_DIRECT (and O_ATOMIC, which
+	// Linux ignores), so it sets Direct.
+	Atomic bool
+	// FsyncOnClose is fsync_on_close: fsync each file as the job closes
+	// it, and at the end of each pass as end_fsync does.
+	FsyncOnClose bool
+	// Unlink is unlink: delete the job's files when it ends;
+	// UnlinkEachLoop deletes them after each loop too.
+	Unlink, UnlinkEachLoop bool
+	// CreateOnly is create_only: the job lays its files out and does no
+	// I/O.
+	CreateOnly bool
+	// PreRead is pre_read: read the job's files once, unaccounted, before
+	// its I/O starts (and do not invalidate them: the point is to warm
+	// the page cache).
+	PreRead bool
 }
 
-func defaultFileSetup() FileSetup { return FileSetup{Invalidate: true, Fallocate: "native"} }
+func defaultFileSetup() FileSetup {
+	return FileSetup{Invalidate: true, Fallocate: "native", Service: FileService{Kind: "roundrobin", N: 1, Center: -1}}
+}
 
 // fileOptions are the modelled file set-up options (registered by
 // buildOptionTable with the rest).

@@ -45,6 +45,14 @@ func FuzzParse(f *testing.F) {
 		"[j]\nbuffer_pattern=\"abcd\"-120xdeadface\nverify_pattern=0xff0x14'x'%o\n",
 		"[j]\nbuffer_compress_percentage=50\nbuffer_compress_chunk=4k\ndedupe_percentage=30\ndedupe_mode=working_set\n",
 		"[j]\nzero_buffers\nrefill_buffers=0\nscramble_buffers=0\nfill_fs=1\nfallocate=keep\ninvalidate=0\n",
+		"[j]\nrw=randread:4\npercentage_random=30,,10\nrw_sequencer=identical\nbs_is_seq_rand=1\nbs_unaligned\n",
+		"[j]\nnrfiles=4\nfile_service_type=zipf:1.2:0.25\nopenfiles=2\n[k]\nfile_service_type=random:3\n",
+		"[j]\nioscheduler=linus\nsync=dsync\natomic=1\nfsync_on_close=1\nunlink_each_loop=1\npre_read=1\n",
+		"[j]\nmax_latency=10ms,,1s\nexitall_on_error\ngtod_reduce=1\ndisable_bw=0\ndisk_util=0\n",
+		"[j]\nverify=md5\nrw=trimwrite\ntrim_percentage=50\ntrim_backlog=8\ntrim_backlog_batch=2\ntrim_verify_zero=0\n",
+		"[j]\nzonemode=strided\nzonesize=1m\nzonerange=4m\nzoneskip=1m\n",
+		"[global]\nioengine=net\nport=1\n[j]\nioengine=io_uring\nhipri\nnowait=0\nuncached=0\nba=4k\nfadvise_hint=0\n",
+		"[j]\nlockfile=none\nunified_rw_reporting=0\nsignificant_figures=4\nunit_base=8\nstats=1\nbwavgtime=500\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -165,7 +173,8 @@ func checkOptionsRoundTrip(t *testing.T, jf *JobFile) {
 func FuzzValues(f *testing.F) {
 	for _, s := range []string{"4k", "0x1000", "-8k", "(2*4k)", "(2^62+2^62)", "1mib", "8192p", "10m", "500ms",
 		"(1s+500ms)", "1s-5s", "4k-8k:16k", "4k/50:8k:", "1k,,2k", "((((1))))", "9223372036854775807", "2^63", "1z", "50%",
-		"4k-", "1.5k", "4kx", "0x10k", "20%x", "50.5%", "4k/50:8k/60", "4k/50:8k/60:16k", "4k/-5:8k/x", "+64k"} {
+		"4k-", "1.5k", "4kx", "0x10k", "20%x", "50.5%", "4k/50:8k/60", "4k/50:8k/60:16k", "4k/-5:8k/x", "+64k",
+		"random:4", "sequential", "roundrobin:0", "zipf:1.2:0.5", "pareto:0.3", "gauss", "normal:99.9"} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
@@ -230,6 +239,25 @@ func FuzzValues(f *testing.F) {
 		}
 		_, _, err = parseSizeOrPercent(s, kb)
 		bounded("parseSizeOrPercent", err)
+		fs, err := parseFileService(s)
+		bounded("parseFileService", err)
+		if err == nil {
+			ok := fs.N >= 0 && (fs.Center == -1 || fs.Center >= 0 && fs.Center <= 1)
+			switch fs.Kind {
+			case "roundrobin", "sequential", "random":
+			case "zipf":
+				ok = ok && fs.Param != 1
+			case "pareto":
+				ok = ok && fs.Param > 0 && fs.Param < 1
+			case "normal":
+				ok = ok && fs.Param >= 0 && fs.Param < 100
+			default:
+				ok = false
+			}
+			if !ok {
+				t.Fatalf("parseFileService(%q) = %+v", s, fs)
+			}
+		}
 	})
 }
 

@@ -115,6 +115,30 @@ type Job struct {
 	// RWMixRead is the percentage of reads in a mixed pattern (rwmixread=, or
 	// 100 - rwmixwrite=; the later one in the file wins; default 50).
 	RWMixRead int
+	// PercentageRandom is percentage_random= per direction (DirRead,
+	// DirWrite, DirTrim), 0..100, fio's default 100: of a random
+	// pattern's I/Os, the share at a random offset; the others continue
+	// sequentially from the last I/O of their direction.
+	PercentageRandom [3]int
+	// RWSequencer is rw_sequencer=: what the I/Os between two random ones
+	// of rw=randread:N do, "sequential" (fio's default: continue from the
+	// last) or "identical" (repeat the last offset).
+	RWSequencer string
+	// BSIsSeqRand is bs_is_seq_rand: the block size settings are read as
+	// "sequential,random" instead of "read,write" (a sequential I/O takes
+	// the read entry, a random one the write entry, whatever its
+	// direction).
+	BSIsSeqRand bool
+	// BlockAlign is ba= (alias blockalign) per direction, in bytes (0:
+	// unset, fio's default of the direction's smallest block size): what
+	// a random offset is a multiple of. fio turns the random map off for
+	// a random job whose alignment differs from that default in any
+	// direction.
+	BlockAlign [3]int64
+	// BSUnaligned is bs_unaligned (alias blocksize_unaligned): a size drawn
+	// from bsrange or bssplit is not rounded down to a multiple of the
+	// smallest block size.
+	BSUnaligned bool
 
 	// BS are the block size ranges per direction (DirRead, DirWrite,
 	// DirTrim) in bytes, from bs=, bsrange= or bssplit= (default 4096-4096).
@@ -171,6 +195,12 @@ type Job struct {
 	Thread bool
 	// ExitWhat is exit_what=: "group" (default), "stonewall" or "all".
 	ExitWhat string
+	// ExitAllOnError is exitall_on_error: when this job ends in error, the
+	// other jobs are stopped too (fio's exit_what applies).
+	ExitAllOnError bool
+	// IOScheduler is ioscheduler=: the elevator fio switches the job's
+	// device to when the job starts ("" = leave it as it is).
+	IOScheduler string
 	// WaitFor is the name of an earlier job this one waits for (wait_for=).
 	WaitFor string
 
@@ -256,6 +286,10 @@ type Job struct {
 	ZoneSize int64
 	// ZoneSkip is zoneskip= in bytes skipped after each zone.
 	ZoneSkip int64
+	// ZoneRange is zonerange= in bytes: how far apart zones start, from
+	// the start of one to the start of the next, before zoneskip (0: the
+	// same as ZoneSize, fio's default).
+	ZoneRange int64
 
 	// Fsync issues an fsync after every Fsync writes (fsync=; 0 = never).
 	Fsync int
@@ -269,6 +303,8 @@ type Job struct {
 	Verify string
 	// Verification is the other verify options (verify.go).
 	Verification Verification
+	// Trim are the verify trims' options (ioopts.go).
+	Trim TrimVerify
 	// KBBase is kb_base=: 1024 (default) or 1000. It already shaped every
 	// size above; a reporter needs it to pick units.
 	KBBase int
@@ -297,6 +333,8 @@ type Job struct {
 	// files maps a modelled option's canonical name to the job file its
 	// last line was in, when that is an included file (fio's include).
 	files map[string]string
+	// cond are the options refused only in some jobs (refused.go).
+	cond conditional
 }
 
 // newJob returns a job with fio's defaults.
@@ -308,6 +346,8 @@ func newJob(name string, line int) *Job {
 		NrFiles:             1,
 		RW:                  RWRead,
 		RWMixRead:           50,
+		PercentageRandom:    [3]int{100, 100, 100},
+		RWSequencer:         "sequential",
 		BS:                  [3]Range{def, def, def},
 		NumJobs:             1,
 		IODepth:             1,
@@ -328,6 +368,7 @@ func newJob(name string, line int) *Job {
 		Stats:               DefaultStatOptions(),
 		Queue:               defaultQueueOptions(),
 		Verification:        Verification{DoVerify: true, StateSave: true},
+		Trim:                TrimVerify{VerifyZero: true},
 		Logs:                defaultLogs(),
 		SteadyState:         defaultSteadyState(),
 		Buffers:             defaultBuffers(),

@@ -176,6 +176,7 @@ type parser struct {
 	secName   string
 	secLine   int
 	own       []rawOpt // the current job section's options
+	secGlobal int      // a [global] section's first option in globals
 }
 
 func (p *parser) startSection(name string, line int) {
@@ -184,12 +185,19 @@ func (p *parser) startSection(name string, line int) {
 	p.isGlobal = name == "global"
 	p.secName, p.secLine = name, line
 	p.own = nil
+	p.secGlobal = len(p.globals)
 	p.skip = !p.isGlobal && len(p.sections) > 0 && !slices.Contains(p.sections, name)
 }
 
 func (p *parser) endSection() error {
-	if !p.inSection || p.isGlobal || p.skip {
+	if !p.inSection || p.skip {
 		return nil
+	}
+	if p.isGlobal {
+		return p.checkEngineOptions(p.globals[p.secGlobal:], lastEngine(defaultEngine, p.globals))
+	}
+	if err := p.checkEngineOptions(p.own, lastEngine(lastEngine(defaultEngine, p.globals), p.own)); err != nil {
+		return err
 	}
 	// Checked before building: the job would cost as much as it lists.
 	p.nopts += len(p.globals) + len(p.own)
@@ -339,6 +347,11 @@ func (p *parser) buildJob() (*Job, error) {
 		j.Options = append(j.Options, [2]string{r.spec.name, r.value})
 	}
 	j.NumInherited = len(p.globals)
+
+	// atomic implies O_DIRECT (fio's fix-up, whatever direct= says).
+	if j.Files.Atomic {
+		j.Direct = true
+	}
 
 	// As in fio, bssplit also sets each direction's block size range.
 	for d, sp := range j.BSSplit {

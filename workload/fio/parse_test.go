@@ -402,7 +402,7 @@ func TestSizesInOptions(t *testing.T) {
 		{"filename=/dev/a:/dev/b", func(j *Job) bool { return reflect.DeepEqual(j.Filenames, []string{"/dev/a", "/dev/b"}) }},
 		{`filename=c\:\\x:y`, func(j *Job) bool { return reflect.DeepEqual(j.Filenames, []string{`c:\\x`, "y"}) }},
 		{"wait_for=other", func(j *Job) bool { return j.WaitFor == "other" }},
-		{"uri=nbd://localhost", func(j *Job) bool { return j.URI == "nbd://localhost" }},
+		{"ioengine=nbd\nuri=nbd://localhost", func(j *Job) bool { return j.URI == "nbd://localhost" }},
 		{"zonemode=zbd", func(j *Job) bool { return j.ZoneMode == "zbd" }},
 		{"verify=md5", func(j *Job) bool { return j.Verify == "md5" }},
 		{"ioengine=io_uring", func(j *Job) bool { return j.IOEngine == "io_uring" && !j.IsSync() }},
@@ -416,29 +416,27 @@ func TestSizesInOptions(t *testing.T) {
 	}
 }
 
+// TestIgnoredOncePerName: each option blkq ignores (an inert one) is
+// recorded once, with the place it was first seen, in file order.
 func TestIgnoredOncePerName(t *testing.T) {
 	src := `[global]
-gtod_reduce=1
+cpus_allowed=0-3
 [a]
-exec_prerun=x
-disable_slat=1
+clocksource=cpu
+verify_async=2
 [b]
-exec_prerun=y
-disable_bw=1
-disable_bw_measurement=1
+clocksource=gettimeofday
 threads=1
-uri=x
+ioengine=net
 port=10809
 `
 	jf := parseString(t, src, nil)
 	want := []Ignored{
-		{"gtod_reduce", "test.fio", 2},
-		{"exec_prerun", "test.fio", 4},
-		{"disable_slat", "test.fio", 5},
-		{"disable_bw", "test.fio", 8},
-		{"disable_bw_measurement", "test.fio", 9},
-		{"threads", "test.fio", 10},
-		{"port", "test.fio", 12},
+		{"cpus_allowed", "test.fio", 2},
+		{"clocksource", "test.fio", 4},
+		{"verify_async", "test.fio", 5},
+		{"threads", "test.fio", 8},
+		{"port", "test.fio", 10},
 	}
 	if !reflect.DeepEqual(jf.Ignored, want) {
 		t.Errorf("ignored\n got %v\nwant %v", jf.Ignored, want)
@@ -477,8 +475,7 @@ func TestOptionTableSane(t *testing.T) {
 		}
 	}
 	for _, n := range []string{"numa_cpu_nodes", "numa_mem_policy",
-		"verify_async", "gtod_reduce",
-		"disable_slat", "disable_clat", "port", "hostname", "http_host", "max_latency"} {
+		"verify_async", "clocksource", "port", "hostname", "http_host"} {
 		if s, ok := optionTable[n]; !ok || s.set != nil {
 			t.Errorf("%s should be known but not modelled", n)
 		}
@@ -487,9 +484,9 @@ func TestOptionTableSane(t *testing.T) {
 
 // TestInertOptionsAreKnownAndNotModelled: every option called inert is
 // one fio 3.33 accepts and blkq ignores (a modelled option, or a name fio
-// does not know, would be a mistake in the list), and an inert option in
-// a job file is recorded as ignored and inert, an option that changes
-// what fio issues (pre_read) as ignored but not inert.
+// does not know, would be a mistake in the list), an inert option in a
+// job file is recorded as ignored and inert, and a modelled one
+// (pre_read, gtod_reduce) is not recorded at all.
 func TestInertOptionsAreKnownAndNotModelled(t *testing.T) {
 	for name := range inertOptions {
 		spec, ok := lookupOption(name)
@@ -505,7 +502,7 @@ func TestInertOptionsAreKnownAndNotModelled(t *testing.T) {
 	for _, ig := range jf.Ignored {
 		inert[ig.Option] = ig.Inert()
 	}
-	if want := map[string]bool{"cpus_allowed": true, "gtod_reduce": true, "pre_read": false, "flow_watermark": true}; !reflect.DeepEqual(inert, want) {
+	if want := map[string]bool{"cpus_allowed": true, "flow_watermark": true}; !reflect.DeepEqual(inert, want) {
 		t.Errorf("ignored options and whether inert: %v; want %v", inert, want)
 	}
 }

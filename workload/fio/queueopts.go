@@ -50,6 +50,10 @@ type QueueOptions struct {
 	// LatencyRun is latency_run=: keep searching for the whole run rather
 	// than stopping once the depth is found (fio default 0).
 	LatencyRun bool
+	// MaxLatency is max_latency= per direction (microseconds without a
+	// unit; 0: none): an I/O whose total latency exceeds it fails the
+	// job with ETIMEDOUT, as fio's lat_fatal.
+	MaxLatency [3]time.Duration
 }
 
 // defaultQueueOptions are fio 3.33's defaults.

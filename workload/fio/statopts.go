@@ -26,6 +26,20 @@ type StatOptions struct {
 	// Description is description=, printed in the reports as fio prints
 	// it ("" for none).
 	Description string
+	// DisableLat, DisableClat and DisableSlat are disable_lat=,
+	// disable_clat= and disable_slat= (fio default 0): the job keeps no
+	// total, completion or submission latencies. Without clat there are
+	// no clat percentiles, latency buckets or fsync latencies either;
+	// without lat, max_latency and latency_target are not checked (fio
+	// checks them on the total latency it then does not measure).
+	DisableLat, DisableClat, DisableSlat bool
+	// DisableBW is disable_bw_measurement= (alias disable_bw): the job's
+	// bandwidth log keeps no per-I/O entries (log_avg_msec=0); the
+	// report's bandwidth samples, taken by fio's helper thread, stay.
+	DisableBW bool
+	// DiskUtil is disk_util= (fio default 1): report the disk's counters
+	// ("Disk stats", JSON disk_util) for the job's device.
+	DiskUtil bool
 }
 
 // DefaultPercentiles is fio 3.33's percentile_list default, in percent.
@@ -37,7 +51,7 @@ const maxPercentiles = 20
 
 // DefaultStatOptions are fio 3.33's defaults: clat percentiles at the default list.
 func DefaultStatOptions() StatOptions {
-	return StatOptions{PercentilePrecision: 2, ClatPercentiles: true}
+	return StatOptions{PercentilePrecision: 2, ClatPercentiles: true, DiskUtil: true}
 }
 
 // statModelled is the option table's part for StatOptions.
@@ -50,6 +64,28 @@ var statModelled = []struct {
 	{optSpec{name: "lat_percentiles", set: func(j *Job, c *optCtx) error { return setBool(&j.Stats.LatPercentiles, c) }}, nil},
 	{optSpec{name: "description", set: func(j *Job, c *optCtx) error { j.Stats.Description = c.value; return nil }}, nil},
 	{optSpec{name: "slat_percentiles", set: func(j *Job, c *optCtx) error { return setBool(&j.Stats.SlatPercentiles, c) }}, nil},
+}
+
+func init() {
+	model("disable_lat", func(j *Job, c *optCtx) error { return setBool(&j.Stats.DisableLat, c) })
+	model("disable_clat", func(j *Job, c *optCtx) error { return setBool(&j.Stats.DisableClat, c) })
+	model("disable_slat", func(j *Job, c *optCtx) error { return setBool(&j.Stats.DisableSlat, c) })
+	model("disable_bw_measurement", func(j *Job, c *optCtx) error { return setBool(&j.Stats.DisableBW, c) }, "disable_bw")
+	model("disk_util", func(j *Job, c *optCtx) error { return setBool(&j.Stats.DiskUtil, c) })
+	// gtod_reduce=1 turns the latencies, the bandwidth log's per-I/O
+	// entries and every percentile off where it stands, as fio's callback
+	// does (a later option may turn one on again); gtod_reduce=0 changes
+	// nothing.
+	model("gtod_reduce", func(j *Job, c *optCtx) error {
+		var on bool
+		if err := setBool(&on, c); err != nil || !on {
+			return err
+		}
+		st := &j.Stats
+		st.DisableLat, st.DisableClat, st.DisableSlat, st.DisableBW = true, true, true, true
+		st.ClatPercentiles, st.LatPercentiles, st.SlatPercentiles = false, false, false
+		return nil
+	})
 }
 
 // setPercentileList parses percentile_list=P1:P2:..., each 0..100, at most

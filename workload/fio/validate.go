@@ -89,6 +89,7 @@ func Validate(jf *JobFile) error {
 		checkRates(j, fail)
 		checkZones(j, fail)
 		checkOverflow(j, fail)
+		checkConditional(j, fail)
 		clones += j.NumJobs
 		seen[j.Name] = true
 	}
