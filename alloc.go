@@ -108,6 +108,8 @@ type waiter struct {
 	sleptAt   Time                     // first S for this bio
 	lk        links[waiter]            // on its wait queue
 	ws        int                      // blk-mq: the wait queue it sleeps on
+	q         *Queue                   // the queue it sleeps on
+	resume    func() bool              // q.resume(w), bound once (newWaiter)
 }
 
 func (w *waiter) link() *links[waiter] { return &w.lk }

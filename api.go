@@ -9,7 +9,8 @@ import (
 
 // The blocking API, for real goroutines: each call runs as its own task,
 // sleeps (blocks) when no request is free, and returns when its I/O is done.
-// It wraps the non-blocking core with one channel per waiter.
+// It wraps the non-blocking core with one channel per task (submitWait),
+// made at the task's first Submit.
 
 var nextPID atomic.Int64
 
@@ -61,25 +62,52 @@ func (q *Queue) Submit(ctx context.Context, b *Bio) error {
 		}
 		return err
 	}
-	woken := make(chan struct{}, 1)
-	t.Wake = func(resume func() bool) {
-		if resume() {
-			woken <- struct{}{}
-		}
-	}
+	sw := t.submitWaiter()
+	t.Wake = sw.wake
 	if q.Enqueue(t, b) {
 		return nil
 	}
 	select {
-	case <-woken:
+	case <-sw.woken:
 		return nil
 	case <-ctx.Done():
 		err := ctx.Err()
 		if q.cancelWait(t, b, err) {
 			return err
 		}
-		return nil // granted a request meanwhile: queued after all
+		// Granted a request meanwhile: queued after all. The wake-up
+		// that granted it sends its token once resume returns; take it,
+		// so that the task's next sleep does not end on it.
+		<-sw.woken
+		return nil
 	}
+}
+
+// submitWait is how Submit blocks a task's goroutine while the task
+// sleeps for a request: one per task, made at its first Submit and used
+// by every later one, so that a Submit allocates no channel and no
+// closure. woken holds at most one token, sent by wake when the task is
+// granted its request (a cancelled sleep's resume reports false and
+// sends none; a grant that races the cancellation is drained by Submit).
+type submitWait struct {
+	woken chan struct{}
+	wake  func(resume func() bool) // bound once: the Task's Wake during a Submit
+}
+
+// submitWaiter returns t's submitWait, making it on first use. Only the
+// task's own goroutine submits, so no lock is needed.
+func (t *Task) submitWaiter() *submitWait {
+	if sw := t.submit; sw != nil {
+		return sw
+	}
+	sw := &submitWait{woken: make(chan struct{}, 1)}
+	sw.wake = func(resume func() bool) {
+		if resume() {
+			sw.woken <- struct{}{}
+		}
+	}
+	t.submit = sw
+	return sw
 }
 
 // ReadAt reads len(p) bytes at byte offset off through the queue

@@ -221,7 +221,7 @@ func (q *Queue) switchElevator(name string) error {
 	if err != nil {
 		return err
 	}
-	now := q.clk.Now()
+	now := q.now()
 	for _, rq := range drainElevator(q.elv, now) {
 		e.Insert(rq, rq.Op == OpFlush, now)
 	}

@@ -55,12 +55,18 @@ func (q *Queue) checkInvariants() error {
 	if held := q.elv.Len() + q.inflight; held > a.inUse[0]+a.inUse[1] {
 		return fmt.Errorf("blkq: elevator %d + in flight %d > in use %d", q.elv.Len(), q.inflight, a.inUse[0]+a.inUse[1])
 	}
-	for key, rq := range q.hash {
-		for ; rq != nil; rq = rq.hashNext {
-			if rq.end() != key || !rq.onHash || rq.state != rqQueued {
-				return fmt.Errorf("blkq: hash entry %d: request %d+%d state %d onHash %v", key, rq.Sector, rq.Sectors, rq.state, rq.onHash)
-			}
+	var err error
+	n := 0
+	q.hash.each(func(rq *Request, in, want uint64) bool {
+		n++
+		if in != want || !rq.onHash || rq.state != rqQueued {
+			err = fmt.Errorf("blkq: hash bucket %d: request %d+%d (bucket %d) state %d onHash %v", in, rq.Sector, rq.Sectors, want, rq.state, rq.onHash)
+			return false
 		}
+		return true
+	})
+	if err == nil && n != q.hash.len() {
+		err = fmt.Errorf("blkq: back-merge hash holds %d requests, counts %d", n, q.hash.len())
 	}
-	return nil
+	return err
 }

@@ -60,6 +60,10 @@ func (s *DiskStats) Snapshot() DiskStats {
 	return c
 }
 
+// diskStatsActions are the events DiskStats counts (AddTracer gives it
+// only these; see Tracer).
+const diskStatsActions = "GMFDSC"
+
 // Trace updates the counters with one event.
 func (s *DiskStats) Trace(e *Event) {
 	switch e.Action {

@@ -79,9 +79,45 @@ type Event struct {
 // A Tracer consumes the event stream. Trace is called synchronously, under
 // the queue lock, in event order; it must not call back into the queue and
 // must not keep e (copy what it needs).
+//
+// A Tracer that needs only some actions may say which with a method
+// Actions() string returning their letters ("GMFDSC"; AddTracer calls it
+// once): the queue then calls its Trace for those only, and fills in no
+// event that none of its tracers consumes. A run whose tracers count
+// requests (DiskStats, the engine's job figures) so pays nothing for its
+// Q and I events, which only a trace writer reads. A Tracer without the
+// method gets every event.
 type Tracer interface {
 	Trace(e *Event)
 }
+
+// actionTracer is a Tracer that consumes only some actions (see Tracer):
+// the queue calls its Trace for those, and fills in no event that no
+// tracer consumes.
+type actionTracer interface {
+	Actions() string
+}
+
+// actionSet is a set of actions, one bit per letter 'A'..'Z' (every
+// action is one).
+type actionSet uint32
+
+// allActions is every action.
+const allActions actionSet = 1<<26 - 1
+
+// actionsOf returns the set of the letters in s; other bytes are ignored.
+func actionsOf(s string) actionSet {
+	var w actionSet
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			w |= 1 << (c - 'A')
+		}
+	}
+	return w
+}
+
+// has reports whether a is in w.
+func (w actionSet) has(a Action) bool { return a-'A' < 26 && w&(1<<(a-'A')) != 0 }
 
 // TracerFunc adapts a function to a Tracer.
 type TracerFunc func(e *Event)

@@ -155,7 +155,7 @@ func (q *Queue) insertFlush(rq *Request) bool {
 func (q *Queue) flushWait(rq *Request) {
 	rq.state = rqFlush
 	if q.fq.pending.Len() == 0 {
-		q.fq.pendingSince = q.clk.Now()
+		q.fq.pendingSince = q.now()
 	}
 	q.fq.pending.PushBack(rq)
 }
@@ -169,7 +169,7 @@ func (q *Queue) kickFlush() {
 	if fq.running || fq.pending.Len() == 0 {
 		return
 	}
-	if fq.dataInFlight > 0 && q.clk.Now() < fq.pendingSince+Time(flushPendingTimeout) {
+	if fq.dataInFlight > 0 && q.now() < fq.pendingSince+Time(flushPendingTimeout) {
 		return
 	}
 	for rq := fq.pending.Front(); rq != nil; rq = fq.pending.Front() {
@@ -177,7 +177,7 @@ func (q *Queue) kickFlush() {
 		fq.inFlush.PushBack(rq)
 	}
 	fq.running = true
-	fq.rq = Request{Op: OpFlush, Flags: FlagPreflush, Alloc: q.clk.Now(), state: rqQueued}
+	fq.rq = Request{Op: OpFlush, Flags: FlagPreflush, Alloc: q.now(), state: rqQueued}
 	q.dispatch.PushBack(&fq.rq)
 }
 

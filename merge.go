@@ -51,9 +51,7 @@ func (q *Queue) hashAdd(rq *Request) {
 	if q.cfg.NoMerges != 0 || !rq.mergeable() || rq.onHash {
 		return
 	}
-	key := rq.end()
-	rq.hashNext = q.hash[key]
-	q.hash[key] = rq
+	q.hash.add(rq)
 	rq.onHash = true
 }
 
@@ -62,23 +60,7 @@ func (q *Queue) hashDel(rq *Request) {
 	if !rq.onHash {
 		return
 	}
-	key := rq.end()
-	p := q.hash[key]
-	if p == rq {
-		if rq.hashNext == nil {
-			delete(q.hash, key)
-		} else {
-			q.hash[key] = rq.hashNext
-		}
-	} else {
-		for p != nil && p.hashNext != rq {
-			p = p.hashNext
-		}
-		if p != nil {
-			p.hashNext = rq.hashNext
-		}
-	}
-	rq.hashNext = nil
+	q.hash.del(rq)
 	rq.onHash = false
 }
 
@@ -89,12 +71,10 @@ func (q *Queue) hashDel(rq *Request) {
 // where a read ends too, hashed later), there is no back merge through
 // the hash. Under the 2.4 rules (legacyMerges) it is the latest of op.
 func (q *Queue) hashFind(sector uint64, op Op) *Request {
-	rq := q.hash[sector]
 	if q.hooks.legacyMerges {
-		for ; rq != nil && rq.Op != op; rq = rq.hashNext {
-		}
+		return q.hash.find(sector, op)
 	}
-	return rq
+	return q.hash.first(sector)
 }
 
 // bioMergeOK reports whether b may join rq at all (blk_rq_merge_ok): both

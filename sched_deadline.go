@@ -42,7 +42,6 @@ package blkq
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"time"
 )
@@ -78,7 +77,7 @@ var ddLevelNames = [ddPrioCount]string{"RT", "BE", "IDLE"}
 
 // ddPerPrio is one priority level's requests (struct dd_per_prio).
 type ddPerPrio struct {
-	sorted    [2][]*Request // by sector, ties in insertion order
+	sorted    [2]sortList // by sector, ties in insertion order (sortlist.go)
 	fifo      [2]rqList
 	latestPos [2]uint64 // start of the request dispatched last, per direction
 	inserted  int       // requests inserted at this level
@@ -151,7 +150,7 @@ func (d *mqDeadline) Insert(rq *Request, atHead bool, now Time) {
 	dir := rq.Op.dir()
 	p := &d.prio[lvl]
 	rq.fifoTime = now + Time(d.expire[dir])
-	p.sorted[dir] = sortedAdd(p.sorted[dir], rq)
+	p.sorted[dir].add(rq)
 	p.fifo[dir].PushBack(rq)
 }
 
@@ -165,62 +164,18 @@ func (d *mqDeadline) Finished(rq *Request) {
 	}
 }
 
-// sortedSearch returns the index of the first request in s with Sector >=
-// sector.
-func sortedSearch(s []*Request, sector uint64) int {
-	return sort.Search(len(s), func(i int) bool { return s[i].Sector >= sector })
-}
-
-// sortedAdd inserts rq into s after any request of the same sector.
-func sortedAdd(s []*Request, rq *Request) []*Request {
-	i := sortedSearch(s, rq.Sector+1)
-	s = append(s, nil)
-	copy(s[i+1:], s[i:])
-	s[i] = rq
-	return s
-}
-
-// sortedIndex returns rq's index in s, which holds it. A request whose
-// sector just moved down (a front merge) sits past where a search finds
-// its sector, so it is looked for from there, then everywhere.
-func sortedIndex(s []*Request, rq *Request) int {
-	for i := sortedSearch(s, rq.Sector); i < len(s); i++ {
-		if s[i] == rq {
-			return i
-		}
-	}
-	for i := range s {
-		if s[i] == rq {
-			return i
-		}
-	}
-	panic(fmt.Sprintf("mq-deadline: request %d+%d not in its sort list", rq.Sector, rq.Sectors))
-}
-
-// sortedDel removes rq from s.
-func sortedDel(s []*Request, rq *Request) []*Request {
-	i := sortedIndex(s, rq)
-	copy(s[i:], s[i+1:])
-	s[len(s)-1] = nil
-	return s[:len(s)-1]
-}
-
 // remove takes rq off its level's sort list and FIFO.
 func (d *mqDeadline) remove(rq *Request) {
 	p := &d.prio[rq.elvIndex]
 	dir := rq.Op.dir()
-	p.sorted[dir] = sortedDel(p.sorted[dir], rq)
+	p.sorted[dir].del(rq)
 	p.fifo[dir].Remove(rq)
 }
 
 // fromPos returns level p's first request of dir at or after sector pos
 // (deadline_from_pos).
 func (p *ddPerPrio) fromPos(dir direction, pos uint64) *Request {
-	s := p.sorted[dir]
-	if i := sortedSearch(s, pos); i < len(s) {
-		return s[i]
-	}
-	return nil
+	return p.sorted[dir].fromPos(pos)
 }
 
 // Dispatch removes and returns the next request to issue
@@ -321,13 +276,7 @@ func (d *mqDeadline) FrontMergePrio(sector uint64, op Op, prio uint16) *Request 
 	if !d.frontMerges {
 		return nil
 	}
-	s := d.prio[ddLevel(prio)].sorted[op.dir()]
-	for i := sortedSearch(s, sector); i < len(s) && s[i].Sector == sector; i++ {
-		if s[i].Op == op {
-			return s[i]
-		}
-	}
-	return nil
+	return d.prio[ddLevel(prio)].sorted[op.dir()].frontOf(sector, op)
 }
 
 // FrontMerge is FrontMergePrio at the best-effort level (the queue uses
@@ -338,20 +287,14 @@ func (d *mqDeadline) FrontMerge(sector uint64, op Op) *Request {
 
 // Former returns the request before rq in its level's sector order.
 func (d *mqDeadline) Former(rq *Request) *Request {
-	s := d.prio[rq.elvIndex].sorted[rq.Op.dir()]
-	if i := sortedIndex(s, rq); i > 0 {
-		return s[i-1]
-	}
-	return nil
+	before, _ := d.prio[rq.elvIndex].sorted[rq.Op.dir()].neighbours(rq)
+	return before
 }
 
 // Latter returns the request after rq in its level's sector order.
 func (d *mqDeadline) Latter(rq *Request) *Request {
-	s := d.prio[rq.elvIndex].sorted[rq.Op.dir()]
-	if i := sortedIndex(s, rq); i+1 < len(s) {
-		return s[i+1]
-	}
-	return nil
+	_, after := d.prio[rq.elvIndex].sorted[rq.Op.dir()].neighbours(rq)
+	return after
 }
 
 // AllowMerge allows every merge the queue's rules allow.
@@ -365,7 +308,7 @@ func (d *mqDeadline) Merged(rq *Request, front bool) {
 	}
 	p := &d.prio[rq.elvIndex]
 	dir := rq.Op.dir()
-	p.sorted[dir] = sortedAdd(sortedDel(p.sorted[dir], rq), rq)
+	p.sorted[dir].moved(rq)
 }
 
 // MergedRequests forgets next, merged into rq; rq takes next's deadline

@@ -21,9 +21,7 @@ package blkq
 // dispatched last, where Linux goes on from its start.
 
 import (
-	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"time"
 )
@@ -46,7 +44,7 @@ type deadline struct {
 	fifoBatch     int
 	frontMerges   bool
 
-	sorted   [2][]*Request // by sector, ties in insertion order
+	sorted   [2]sortList // by sector, ties in insertion order (sortlist.go)
 	fifo     [2]rqList
 	dispatch rqList // flushes and requeues, served first
 
@@ -87,39 +85,9 @@ func (d *deadline) Insert(rq *Request, atHead bool, now Time) {
 	d.fifo[dir].PushBack(rq)
 }
 
-// search returns the index of the first request in s with Sector >= sector.
-func deadlineSearch(s []*Request, sector uint64) int {
-	return sort.Search(len(s), func(i int) bool { return s[i].Sector >= sector })
-}
+func (d *deadline) sortAdd(rq *Request) { d.sorted[rq.Op.dir()].add(rq) }
 
-func (d *deadline) sortAdd(rq *Request) {
-	s := d.sorted[rq.Op.dir()]
-	i := deadlineSearch(s, rq.Sector+1) // after any equal sectors
-	s = append(s, nil)
-	copy(s[i+1:], s[i:])
-	s[i] = rq
-	d.sorted[rq.Op.dir()] = s
-}
-
-// sortIndex returns rq's index in its sorted slice.
-func (d *deadline) sortIndex(rq *Request) int {
-	s := d.sorted[rq.Op.dir()]
-	for i := deadlineSearch(s, rq.Sector); i < len(s); i++ {
-		if s[i] == rq {
-			return i
-		}
-	}
-	panic(fmt.Sprintf("mq-deadline: request %d+%d not in sort list", rq.Sector, rq.Sectors))
-}
-
-func (d *deadline) sortDel(rq *Request) {
-	dir := rq.Op.dir()
-	i := d.sortIndex(rq)
-	s := d.sorted[dir]
-	copy(s[i:], s[i+1:])
-	s[len(s)-1] = nil
-	d.sorted[dir] = s[:len(s)-1]
-}
+func (d *deadline) sortDel(rq *Request) { d.sorted[rq.Op.dir()].del(rq) }
 
 func (d *deadline) remove(rq *Request) {
 	d.sortDel(rq)
@@ -128,11 +96,7 @@ func (d *deadline) remove(rq *Request) {
 
 // fromPos returns the first request of dir at or after sector pos.
 func (d *deadline) fromPos(dir direction, pos uint64) *Request {
-	s := d.sorted[dir]
-	if i := deadlineSearch(s, pos); i < len(s) {
-		return s[i]
-	}
-	return nil
+	return d.sorted[dir].fromPos(pos)
 }
 
 // Dispatch removes and returns the next request to issue.
@@ -190,30 +154,19 @@ func (d *deadline) FrontMerge(sector uint64, op Op) *Request {
 	if !d.frontMerges {
 		return nil
 	}
-	s := d.sorted[op.dir()]
-	for i := deadlineSearch(s, sector); i < len(s) && s[i].Sector == sector; i++ {
-		if s[i].Op == op {
-			return s[i]
-		}
-	}
-	return nil
+	return d.sorted[op.dir()].frontOf(sector, op)
 }
 
 // Former returns the request before rq in sector order.
 func (d *deadline) Former(rq *Request) *Request {
-	if i := d.sortIndex(rq); i > 0 {
-		return d.sorted[rq.Op.dir()][i-1]
-	}
-	return nil
+	before, _ := d.sorted[rq.Op.dir()].neighbours(rq)
+	return before
 }
 
 // Latter returns the request after rq in sector order.
 func (d *deadline) Latter(rq *Request) *Request {
-	s := d.sorted[rq.Op.dir()]
-	if i := d.sortIndex(rq); i+1 < len(s) {
-		return s[i+1]
-	}
-	return nil
+	_, after := d.sorted[rq.Op.dir()].neighbours(rq)
+	return after
 }
 
 // AllowMerge allows every merge the queue's rules allow.
@@ -224,30 +177,9 @@ func (d *deadline) Merged(rq *Request, front bool) {
 	if !front {
 		return
 	}
-	// The start moved down; restore sector order by bubbling rq left.
-	s := d.sorted[rq.Op.dir()]
-	i := d.sortIndexMoved(rq)
-	for i > 0 && s[i-1].Sector > rq.Sector {
-		s[i-1], s[i] = s[i], s[i-1]
-		i--
-	}
-}
-
-// sortIndexMoved finds rq after its sector decreased (it still sits where
-// its old sector put it, so search linearly from where the new one would).
-func (d *deadline) sortIndexMoved(rq *Request) int {
-	s := d.sorted[rq.Op.dir()]
-	for i := deadlineSearch(s, rq.Sector); i < len(s); i++ {
-		if s[i] == rq {
-			return i
-		}
-	}
-	for i := range s {
-		if s[i] == rq {
-			return i
-		}
-	}
-	panic("mq-deadline: merged request not in sort list")
+	// The start moved down: back into sector order, after the
+	// requests of its new sector.
+	d.sorted[rq.Op.dir()].moved(rq)
 }
 
 // MergedRequests forgets next, merged into rq; rq inherits next's deadline

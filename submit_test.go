@@ -3,6 +3,7 @@ package blkq_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"syscall"
 	"testing"
@@ -300,5 +301,117 @@ func TestSubmitMergedAndPluggedBiosEndOnce(t *testing.T) {
 	for _, x := range append(plugged, a, b) {
 		e.once(t, "merged or plugged", x, nil)
 	}
+	checkIdle(t, q)
+}
+
+// releaseOne completes the oldest request held, if any.
+func (d *gateDevice) releaseOne() {
+	d.mu.Lock()
+	if len(d.held) == 0 {
+		d.mu.Unlock()
+		return
+	}
+	rq := d.held[0]
+	d.held = d.held[1:]
+	d.mu.Unlock()
+	d.complete(rq, nil)
+}
+
+// TestSubmitOneTaskSleepsAgainAfterCancelRaces: one task (one Submit
+// channel and one waiter, reused from sleep to sleep) whose sleep is
+// cancelled while a request is freed for it, over and over: whichever
+// wins, its bio ends once, and its next sleep ends only when it is
+// granted a request (no wake-up of the race is left over for it), so no
+// Submit returns while its task is still asleep.
+func TestSubmitOneTaskSleepsAgainAfterCancelRaces(t *testing.T) {
+	q, dev, _ := newGateQueue(t)
+	e := newEnds()
+	tk := blkq.NewGoroutineTask("one")
+	tctx := blkq.WithTask(context.Background(), tk)
+	var all []*blkq.Bio
+	sector := uint64(0)
+	next := func() *blkq.Bio {
+		sector += 1000
+		b := e.bio(blkq.OpWrite, sector, 8)
+		all = append(all, b)
+		return b
+	}
+	type result struct {
+		err      error
+		sleepers int // tasks asleep when Submit returned
+	}
+	submit := func(ctx context.Context, b *blkq.Bio) chan result {
+		res := make(chan result, 1)
+		go func() {
+			err := q.Submit(ctx, b)
+			res <- result{err, q.Pool().Sleepers}
+		}()
+		return res
+	}
+	granted, cancelled := 0, 0
+	for i := range 300 {
+		for q.Pool().Free[1] > 0 { // fill the write pool from other tasks
+			if err := q.Submit(context.Background(), next()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithCancel(tctx)
+		b := next()
+		res := submit(ctx, b)
+		waitSleepers(t, q, 1)
+		released := make(chan struct{})
+		go func() {
+			dev.releaseOne()
+			close(released)
+		}()
+		for range i % 3 * 50 { // let the release get ahead, by varying amounts
+			runtime.Gosched()
+		}
+		cancel()
+		r := <-res
+		<-released
+		switch {
+		case r.err == nil:
+			granted++
+		case errors.Is(r.err, context.Canceled):
+			cancelled++
+			e.once(t, "cancelled in the race", b, context.Canceled)
+		default:
+			t.Fatalf("Submit: %v", r.err)
+		}
+		for q.Pool().Free[1] > 0 {
+			if err := q.Submit(context.Background(), next()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b2 := next()
+		res = submit(tctx, b2)
+		for q.Pool().Sleepers != 1 {
+			select {
+			case r := <-res:
+				e.mu.Lock()
+				err := e.err[b2]
+				e.mu.Unlock()
+				t.Fatalf("the next sleep: Submit returned %v (its bio ended: %v, with %v) before sleeping; last race: %v; pool %+v", r.err, e.ended(b2), err, r, q.Pool())
+			default:
+			}
+		}
+		dev.releaseOne()
+		if r := <-res; r.err != nil || r.sleepers != 0 {
+			t.Fatalf("the next sleep: Submit returned %v with %d tasks asleep, want nil once granted", r.err, r.sleepers)
+		}
+	}
+	dev.releaseAll(q)
+	for _, b := range all {
+		if !e.ended(b) {
+			t.Fatalf("a bio never ended")
+		}
+	}
+	for b, n := range e.n {
+		if n != 1 {
+			t.Fatalf("bio at %d ended %d times", b.Sector, n)
+		}
+	}
+	t.Logf("%d sleeps granted, %d cancelled in the race", granted, cancelled)
 	checkIdle(t, q)
 }

@@ -23,8 +23,10 @@ type Task struct {
 	Wake func(resume func() bool)
 
 	plug    plugList
-	waiting *waiter // the allocation this task sleeps in, if any
-	rest    *Bio    // while it sleeps for a piece of a split bio: the rest (split.go)
+	waiting *waiter     // the allocation this task sleeps in, if any
+	rest    *Bio        // while it sleeps for a piece of a split bio: the rest (split.go)
+	submit  *submitWait // Submit's channel and Wake, made at its first Submit (api.go)
+	idle    *waiter     // its last waiter, once nothing reaches it: the next sleep's (Queue.newWaiter)
 }
 
 // NewTask returns a task with the given pid and name.

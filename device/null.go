@@ -16,7 +16,12 @@ type poster interface{ Post(f func()) }
 //
 // On a simulated clock (one with a Post method, such as *sim.Loop) each
 // request completes on the loop at the time it was issued, in issue order.
-// On any other clock, Depth worker goroutines complete the requests.
+// On any other clock one completer goroutine completes them, in issue
+// order: Issue appends the request to a list and wakes the completer if
+// the list was empty, and the completer takes the whole list each time it
+// runs. Under load it thus completes a batch per wake-up (as null_blk's
+// softirq completes what has accumulated), and an I/O costs no channel
+// operation and no goroutine of its own, only its share of one wake-up.
 type Null struct {
 	capacity uint64
 	depth    int
@@ -29,15 +34,17 @@ type Null struct {
 	fire  func()          // n.fireNext, bound once
 
 	// On a real clock.
-	ch     chan *blkq.Request
-	wg     sync.WaitGroup
-	mu     sync.RWMutex // Close against Issue
-	closed bool
+	mu      sync.Mutex      // issued, closed, sends on signal
+	issued  []*blkq.Request // issued, not yet taken by the completer
+	closed  bool
+	signal  chan struct{} // capacity 1: "issued is not empty"; closed by Close
+	stopped chan struct{} // closed when the completer has exited
 }
 
 // NewNull returns a null device of capacity 512-byte sectors that accepts
 // depth requests at once (depth < 1 counts as 1) and completes them on clk:
-// through clk's Post method if it has one, otherwise on depth goroutines.
+// through clk's Post method if it has one, otherwise on a goroutine of its
+// own.
 func NewNull(clk blkq.Clock, capacity uint64, depth int) *Null {
 	n := &Null{capacity: capacity, depth: max(depth, 1)}
 	if p, ok := clk.(poster); ok {
@@ -45,17 +52,33 @@ func NewNull(clk blkq.Clock, capacity uint64, depth int) *Null {
 		n.fire = n.fireNext
 		return n
 	}
-	n.ch = make(chan *blkq.Request, n.depth)
-	n.wg.Add(n.depth)
-	for range n.depth {
-		go func() {
-			defer n.wg.Done()
-			for rq := range n.ch {
-				n.complete(rq, nil)
-			}
-		}()
-	}
+	n.signal = make(chan struct{}, 1)
+	n.stopped = make(chan struct{})
+	go n.completer()
 	return n
+}
+
+// completer completes the issued requests, a batch at a time, until Close
+// has closed the signal and the last batch is done. It keeps the array of
+// its last batch for Issue to fill next.
+func (n *Null) completer() {
+	defer close(n.stopped)
+	var spare []*blkq.Request
+	for {
+		_, open := <-n.signal
+		n.mu.Lock()
+		batch := n.issued
+		n.issued = spare[:0]
+		n.mu.Unlock()
+		for i, rq := range batch {
+			n.complete(rq, nil)
+			batch[i] = nil
+		}
+		spare = batch
+		if !open {
+			return // closed: nothing is issued after Close
+		}
+	}
 }
 
 // Name returns "null".
@@ -70,22 +93,28 @@ func (n *Null) Depth() int { return n.depth }
 // Attach sets the function called for each completed request.
 func (n *Null) Attach(complete func(rq *blkq.Request, err error)) { n.complete = complete }
 
-// Issue accepts rq; it completes later, on the loop or a worker. On a real
-// clock Issue never blocks as long as no more than Depth requests are in
-// flight, which the queue guarantees.
+// Issue accepts rq; it completes later, on the loop or the completer. On
+// a real clock Issue never blocks.
 func (n *Null) Issue(rq *blkq.Request) {
 	if n.loop != nil {
 		n.fifo = append(n.fifo, rq)
 		n.loop.Post(n.fire)
 		return
 	}
-	n.mu.RLock()
-	defer n.mu.RUnlock()
+	n.mu.Lock()
 	if n.closed {
+		n.mu.Unlock()
 		go n.complete(rq, ErrClosed)
 		return
 	}
-	n.ch <- rq
+	n.issued = append(n.issued, rq)
+	if len(n.issued) == 1 {
+		select {
+		case n.signal <- struct{}{}:
+		default: // a wake-up is pending: the completer will see rq
+		}
+	}
+	n.mu.Unlock()
 }
 
 // fireNext completes the oldest request issued on a simulated clock. Posts
@@ -108,7 +137,7 @@ func (n *Null) fireNext() {
 	n.complete(rq, nil)
 }
 
-// Close stops the workers once the requests in flight have completed. On a
+// Close stops the completer once the requests in flight have completed. On a
 // simulated clock it does nothing: pending completions run with the loop.
 // Requests issued after Close complete with ErrClosed.
 func (n *Null) Close() error {
@@ -121,9 +150,9 @@ func (n *Null) Close() error {
 		return nil
 	}
 	n.closed = true
-	close(n.ch)
+	close(n.signal) // under mu: no Issue sends on it after this
 	n.mu.Unlock()
-	n.wg.Wait()
+	<-n.stopped
 	return nil
 }
 

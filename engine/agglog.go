@@ -54,6 +54,7 @@ func (r *runner) openAggLogs() (stop func(), err error) {
 	prev, prevAt := r.statusNow(0), start
 	var line []byte
 	return r.every(aggLogPeriod, func(now blkq.Time) {
+		r.flushProgress() // (on the executor: every completion so far)
 		cur := r.statusNow(0)
 		if r.inRamp(now) {
 			prev, prevAt = cur, now

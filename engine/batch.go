@@ -149,7 +149,7 @@ func (j *job) queueIO(u *ioUnit) {
 	a := &j.aio
 	j.overlapQueued(u)
 	if a.immediate() {
-		j.st.submitDepth(j.now(), j.inflight, 1)
+		j.st.submitDepth(j.rampOver(), j.inflight, 1)
 		u.queued = j.now()
 		a.pumped++
 		a.bios++
@@ -165,8 +165,8 @@ func (j *job) queueIO(u *ioUnit) {
 	if !a.commits {
 		// posixaio: submitted now, one call per I/O; fio counts it as
 		// submitted and completed in one (td_io_queue without commit).
-		j.st.submitBatch(j.now(), 1)
-		j.st.completeBatch(j.now(), 1)
+		j.st.submitBatch(j.rampOver(), 1)
+		j.st.completeBatch(j.rampOver(), 1)
 		u.queued = j.now()
 		a.bios++
 		if !j.path.submit(u) {
@@ -186,7 +186,7 @@ func (j *job) queueIO(u *ioUnit) {
 func (j *job) commit() {
 	a := &j.aio
 	if a.ioQueued > 0 && j.inflight > 0 {
-		j.st.submitDepth(j.now(), j.inflight, a.ioQueued)
+		j.st.submitDepth(j.rampOver(), j.inflight, a.ioQueued)
 		a.ioQueued = 0
 	}
 	j.submitQueued()
@@ -247,12 +247,16 @@ func (j *job) endCall() {
 	if a.callPlugs {
 		j.r.q.Finish(j.main.task)
 	}
-	now := j.now()
-	for _, u := range a.inCall[a.callStart:a.callEnd] {
-		u.queued = now
+	if !j.syncIO {
+		// (A sync engine's I/O has no slat: its clat runs from
+		// u.start, and the clock need not be read.)
+		now := j.now()
+		for _, u := range a.inCall[a.callStart:a.callEnd] {
+			u.queued = now
+		}
 	}
 	if !a.unmarked {
-		j.st.submitBatch(j.now(), a.callEnd-a.callStart)
+		j.st.submitBatch(j.rampOver(), a.callEnd-a.callStart)
 	}
 	a.callOpen, a.callPlugs = false, false
 }
@@ -342,7 +346,7 @@ func (j *job) completed(u *ioUnit, err error) {
 	a := &j.aio
 	if a.immediate() || u.sync {
 		if !u.sync {
-			j.st.completeBatch(j.now(), 1)
+			j.st.completeBatch(j.rampOver(), 1)
 		}
 		j.done(u, err)
 		j.pump()
@@ -412,7 +416,7 @@ func (j *job) reap() {
 		a.events, a.evHead = a.events[:0], 0
 	}
 	if !a.unmarked {
-		j.st.completeBatch(j.now(), n)
+		j.st.completeBatch(j.rampOver(), n)
 	}
 	if a.full && j.inflight > j.low && !j.state.stopping() && (j.lat == nil || !j.lat.quiesce) {
 		j.getevents(a.minFull) // wait_for_completions' loop

@@ -39,11 +39,11 @@ const CopyNsPerKiB = 250
 // openCache opens the run's page cache if a job is buffered: with data on
 // a file (withData), page states only elsewhere.
 func (r *runner) openCache(lay *layout, withData bool) error {
-	buffered := false
+	need := false
 	for _, j := range r.jobs {
-		buffered = buffered || !j.spec.Direct
+		need = need || buffered(j.spec)
 	}
-	if !buffered {
+	if !need {
 		return nil
 	}
 	cfg := bcache.Config{Clock: r.exec, Pages: r.opt.CachePages, BackgroundRatio: r.opt.DirtyBackgroundRatio,

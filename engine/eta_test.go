@@ -79,7 +79,9 @@ func TestProgressETAEstimate(t *testing.T) {
 
 // TestProgressClockFollowsBufferedJobs: the progress line's clock is the
 // later of the queue's last event and the jobs' last completions, so a
-// buffered job whose writes stay in the page cache still moves it.
+// buffered job whose writes stay in the page cache still moves it. The
+// completions reach the line in batches of progressBatchSize (and at
+// flushes on the executor): the clock is the batch's last completion.
 func TestProgressClockFollowsBufferedJobs(t *testing.T) {
 	r := &runner{}
 	j := &job{r: r, spec: &fio.Job{}, st: newJobStats(&report.JobStats{})}
@@ -88,9 +90,22 @@ func TestProgressClockFollowsBufferedJobs(t *testing.T) {
 	u := &ioUnit{j: j}
 	u.bio.Op = blkq.OpWrite
 	u.bio.Sectors = 8
-	j.st.record(u, blkq.Time(3*time.Second))
+	for i := range progressBatchSize {
+		j.st.record(u, blkq.Time(2*time.Second)+blkq.Time(i+1)*blkq.Time(time.Second)/progressBatchSize)
+	}
 	if got := r.clock(blkq.Time(time.Second)); got != blkq.Time(3*time.Second) {
 		t.Errorf("clock = %v, want the job's last completion at 3s", time.Duration(got))
+	}
+	if got := j.st.eta.dirIOs[report.DirWrite].Load(); got != progressBatchSize {
+		t.Errorf("%d writes on the line after a batch, want %d", got, progressBatchSize)
+	}
+	j.st.record(u, blkq.Time(4*time.Second))
+	if got := r.clock(blkq.Time(time.Second)); got != blkq.Time(3*time.Second) {
+		t.Errorf("clock = %v before the next batch, want 3s still", time.Duration(got))
+	}
+	r.flushProgress()
+	if got := r.clock(blkq.Time(time.Second)); got != blkq.Time(4*time.Second) {
+		t.Errorf("clock = %v after a flush, want the completion at 4s", time.Duration(got))
 	}
 	if got := r.clock(blkq.Time(5 * time.Second)); got != blkq.Time(5*time.Second) {
 		t.Errorf("clock = %v, want the queue's later event at 5s", time.Duration(got))

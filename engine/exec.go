@@ -49,15 +49,30 @@ func (s simExec) Stop()         { s.loop.Stop() }
 // queue is unbounded, so Do never blocks: a callback that itself posts
 // (a bio failing at submit ends at once, on the executor) cannot deadlock
 // the executor on its own queue.
+//
+// Callbacks come two ways. Do, from any goroutine (timers, a file's
+// workers, the interrupt watcher), appends to queue under mu. Post, only
+// from the executor's own goroutine (a job's reap, the null device's
+// completion from inside Issue, which runs under the queue lock that only
+// the executor takes on a null device), appends to local without a lock:
+// a null-device run posts one callback per I/O, and a mutex, a channel
+// send and the shared queue's bookkeeping for each were a tenth of its
+// cost. Run takes what Do queued, then what was posted meanwhile, in
+// turn, so a post runs after the callbacks already due when it was made,
+// as it did when both shared one queue.
 type realExec struct {
 	clk     blkq.Clock
 	mu      sync.Mutex
-	queue   []func()
+	queue   []func() // Do's, under mu
 	spare   []func()
-	idle    []func()      // to run once the queue is empty (whenIdle)
+	queued  atomic.Bool   // queue may be non-empty: Run takes mu only then
+	idle    []func()      // to run once nothing is queued or posted (whenIdle), under mu
 	signal  chan struct{} // capacity 1: "the queue is not empty"
 	done    chan struct{}
+	halted  atomic.Bool // done is closed: Run checks it between callbacks without a channel operation
 	stopped sync.Once
+
+	local, localSpare []func() // Post's: the executor's goroutine only
 }
 
 func newRealExec() *realExec {
@@ -83,9 +98,9 @@ func (r *realExec) AfterFunc(d time.Duration, f func()) func() bool {
 	return time.AfterFunc(d, func() { r.Do(f) }).Stop
 }
 
-// whenIdle runs f on the executor once nothing is queued: every callback
-// queued before it, and every callback those queue in turn, has run.
-// Called on the executor.
+// whenIdle runs f on the executor once nothing is queued or posted:
+// every callback queued before it, and every callback those queue in
+// turn, has run. Called on the executor.
 func (r *realExec) whenIdle(f func()) {
 	r.mu.Lock()
 	r.idle = append(r.idle, f)
@@ -96,52 +111,103 @@ func (r *realExec) whenIdle(f func()) {
 	}
 }
 
+// Do queues f. Only a callback that finds the queue empty signals: Run
+// takes the whole queue under mu and looks at it again before it waits,
+// so one added to a queue that is not empty is seen without a signal.
 func (r *realExec) Do(f func()) {
 	r.mu.Lock()
 	r.queue = append(r.queue, f)
+	first := len(r.queue) == 1
+	r.queued.Store(true)
 	r.mu.Unlock()
-	select {
-	case r.signal <- struct{}{}:
-	default:
+	if first {
+		select {
+		case r.signal <- struct{}{}:
+		default:
+		}
 	}
 }
 
-// Post runs f on the executor later (the null device completes this way:
-// never inside Issue).
-func (r *realExec) Post(f func()) { r.Do(f) }
+// Post runs f on the executor later, after what is due now (the null
+// device completes this way: never inside Issue). Call it only on the
+// executor's goroutine: from a callback, or from the goroutine that runs
+// Run or drain.
+func (r *realExec) Post(f func()) { r.local = append(r.local, f) }
+
+// take returns what Do queued, leaving the queue empty.
+func (r *realExec) take() []func() {
+	if !r.queued.Load() {
+		return nil // (a Do under way stores queued and signals: Run sees it)
+	}
+	r.mu.Lock()
+	batch := r.queue
+	r.queue, r.spare = r.spare[:0], nil // spare's array now belongs to queue
+	r.queued.Store(false)
+	r.mu.Unlock()
+	return batch
+}
+
+// runBatch runs batch, clears it and keeps its array for the next; false
+// if Stop was called meanwhile.
+func (r *realExec) runBatch(batch []func(), spare *[]func()) bool {
+	for i, f := range batch {
+		f()
+		batch[i] = nil
+		if r.halted.Load() {
+			return false
+		}
+	}
+	*spare = batch[:0]
+	return true
+}
 
 func (r *realExec) Run() {
-	for {
+	for !r.halted.Load() {
+		batch := r.take()
+		if len(batch) > 0 && !r.runBatch(batch, &r.spare) {
+			return
+		}
+		posted := r.local
+		r.local, r.localSpare = r.localSpare[:0], nil
+		if len(posted) > 0 && !r.runBatch(posted, &r.localSpare) {
+			return
+		}
+		if r.localSpare == nil {
+			r.localSpare = posted[:0]
+		}
+		if len(batch) > 0 || len(posted) > 0 {
+			continue
+		}
+		if idle := r.takeIdle(); len(idle) > 0 {
+			for _, f := range idle {
+				f()
+				if r.halted.Load() {
+					return
+				}
+			}
+			continue
+		}
+		// Nothing due: wait for a Do (only the executor posts, and it
+		// is here).
 		select {
 		case <-r.done:
 			return
 		case <-r.signal:
 		}
-		for {
-			r.mu.Lock()
-			batch := r.queue
-			if len(batch) == 0 {
-				if len(r.idle) == 0 {
-					r.mu.Unlock()
-					break
-				}
-				batch, r.idle = r.idle, nil
-			} else {
-				r.queue, r.spare = r.spare[:0], nil // spare's array now belongs to queue
-			}
-			r.mu.Unlock()
-			for i, f := range batch {
-				f()
-				batch[i] = nil
-				select {
-				case <-r.done:
-					return
-				default:
-				}
-			}
-			r.spare = batch
-		}
 	}
+}
+
+// takeIdle returns the callbacks whenIdle holds if nothing was queued
+// meanwhile (Run has just found nothing queued or posted).
+func (r *realExec) takeIdle() []func() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.queue) > 0 || len(r.idle) == 0 {
+		return nil
+	}
+	idle := r.idle
+	r.idle = nil
+	return idle
 }
 
 // drain runs, after Run has returned, the callbacks posted since: device
@@ -152,14 +218,25 @@ func (r *realExec) drain() {
 		r.mu.Lock()
 		batch := r.queue
 		r.queue = nil
+		r.queued.Store(false)
 		r.mu.Unlock()
-		if len(batch) == 0 {
+		posted := r.local
+		r.local = nil
+		if len(batch) == 0 && len(posted) == 0 {
 			return
 		}
 		for _, f := range batch {
 			f()
 		}
+		for _, f := range posted {
+			f()
+		}
 	}
 }
 
-func (r *realExec) Stop() { r.stopped.Do(func() { close(r.done) }) }
+func (r *realExec) Stop() {
+	r.stopped.Do(func() {
+		r.halted.Store(true)
+		close(r.done)
+	})
+}

@@ -39,6 +39,7 @@ func (r *runner) reportSoFar(now blkq.Time) *report.Run {
 			}
 		}
 	}
+	r.flushProgress()
 	r.disk.Flush(now)
 	return r.report(now)
 }

@@ -155,7 +155,7 @@ func (r *runner) writebackFailed(err error) {
 		off = ioe.Offset
 	}
 	for _, j := range r.jobs {
-		if j.spec.Direct || !j.st.wrote() {
+		if !buffered(j.spec) || !j.st.wrote() {
 			continue
 		}
 		writers = append(writers, j)

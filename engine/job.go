@@ -69,6 +69,10 @@ type job struct {
 	// writeback.go), reported at its close unless an fsync did.
 	wbErr error
 
+	// endsOnExec: its bios complete on the executor, so endIO hands a
+	// completion to the job at once, without posting it (setPath).
+	endsOnExec bool
+
 	inflight            int // units taken and not yet reaped (fio's cur_depth)
 	start, end, rampEnd blkq.Time
 	limit               int64 // bytes to issue; 0: until runtime
@@ -130,16 +134,25 @@ type ioUnit struct {
 	vp     *vpiece       // the verify block it writes or reads back (verify.go)
 	plan   fillPlan      // what its write holds, with wdata (bufdata.go)
 	verr   error         // its verify read's bad block, found where it completed
-	err    error         // how it completed, while it waits to be reaped
+	err    error         // how it completed, while it waits to be reaped or to reach the executor
 	flight int           // its slot among the units in flight (serialize_overlap)
 	// syncOne is the file an fsync is for (nil: all the job's files).
 	syncOne *fileRegion
 	// aside, if set, makes the unit an I/O outside the job's figures and
 	// is called with its outcome (close.go).
 	aside func(error)
+	// complete hands u's completion (err) to its job: endIO posts it to
+	// the executor when the completion arrives off it (a file's workers),
+	// made once per unit so that a completion allocates nothing.
+	complete func()
 }
 
 func (j *job) now() blkq.Time { return j.r.exec.Now() }
+
+// rampOver reports whether the job's ramp_time is over (its figures are
+// kept): without a ramp time it is from the start, and the clock is not
+// read (on the real clock a read costs as much as a small I/O).
+func (j *job) rampOver() bool { return j.rampEnd <= j.start || j.now() >= j.rampEnd }
 
 // begin starts the job's I/O.
 func (j *job) begin() {
@@ -228,6 +241,7 @@ func (j *job) getUnit() *ioUnit {
 	u := &ioUnit{j: j}
 	u.bio.Private = u
 	u.bio.EndIO = endIO
+	u.complete = func() { u.j.completed(u, u.err) }
 	return u
 }
 
@@ -239,11 +253,12 @@ func endIO(b *blkq.Bio, err error) {
 		d.bufs.put(b.Buf) // the data has moved: free the buffer now (bufpool.go)
 		b.Buf = nil
 	}
-	if u.j.r.simulated {
-		u.j.completed(u, err) // already on the event loop
+	if u.j.endsOnExec {
+		u.j.completed(u, err) // already on the executor
 		return
 	}
-	u.j.r.exec.Do(func() { u.j.completed(u, err) })
+	u.err = err
+	u.j.r.exec.Do(u.complete)
 }
 
 // pump is fio's I/O loop (backend.c do_io) for the job, run until the job
@@ -262,7 +277,7 @@ func (j *job) pump() {
 	}
 	j.loop()
 	if a := &j.aio; a.pumped > 0 {
-		j.st.submitBatch(j.now(), a.pumped) // a replay: what one pass submitted
+		j.st.submitBatch(j.rampOver(), a.pumped) // a replay: what one pass submitted
 		a.pumped = 0
 	}
 }
@@ -405,7 +420,7 @@ func (j *job) flowLets() bool {
 func (j *job) issue(io nextIO) {
 	u := j.getUnit()
 	j.prepare(u, io)
-	j.st.logIssue(u, j.now(), j.spec.Fdatasync > 0)
+	j.st.logIssue(u, u.start, j.spec.Fdatasync > 0)
 	if !io.uncounted {
 		j.issued += io.length
 	}
@@ -429,7 +444,11 @@ func (j *job) enqueue(u *ioUnit) bool {
 		s.parked = u
 		return false
 	}
-	u.queued = j.now()
+	if !j.aio.callOpen {
+		// (In a commit's submit call the call's end stamps its units:
+		// endCall.)
+		u.queued = j.now()
+	}
 	j.plugAfter(s, u.rec)
 	return true
 }
@@ -564,11 +583,10 @@ func (j *job) wake(s *submitter, resume func() bool) {
 // done accounts a reaped unit (fio's io_completed), at the time it is
 // reaped; the caller goes on with the job (reap, completed).
 func (j *job) done(u *ioUnit, err error) {
+	now := j.now()
 	j.inflight--
 	j.ended++
-	j.r.clockNow.Store(int64(j.now()))
 	j.overlapReaped(u)
-	now := j.now()
 	switch {
 	case u.sync:
 		j.state.syncEnded()

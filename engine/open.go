@@ -98,6 +98,7 @@ func (r *runner) openQueue(capacity int64, direct, fioJobs bool) error {
 		// fio's null engine measures fio's.
 		ex := newRealExec()
 		r.exec, clk = ex, ex
+		r.nullDevice = kind == "null"
 	}
 	readOnly := false
 	if kind == "file" {

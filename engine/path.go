@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/blkq-dev/blkq/workload/fio"
+
 // A job's I/O path takes its I/Os from the job to the device, and is
 // chosen once, when the job is made (pathFor): straight to the queue
 // (direct I/O), or through the run's page cache, bcache's core, on every
@@ -18,10 +20,35 @@ type ioPath interface {
 
 // pathFor chooses j's path.
 func (r *runner) pathFor(j *job) ioPath {
-	if !j.spec.Direct && r.cache != nil {
+	if buffered(j.spec) && r.cache != nil {
 		return r.newCachePath(j)
 	}
 	return directPath{j}
+}
+
+// setPath gives j its path (pathFor, or the one a replay takes). A bio's
+// completion arrives on the executor when the run is simulated (the
+// event loop is the executor) or when the device is the null device,
+// whose completions are posted to the executor, and the job takes it
+// straight to the queue; then endIO needs no second hop. Through the
+// page cache a completion may come inside the cache's own call, which
+// endIO's post keeps from re-entering the job (cachePath.ended).
+func (j *job) setPath(p ioPath) {
+	j.path = p
+	_, direct := p.(directPath)
+	j.endsOnExec = j.r.simulated || j.r.nullDevice && direct
+}
+
+// buffered reports whether a job's I/O goes through the page cache:
+// direct=0, on any engine but fio's null engine, which moves no data and
+// so has no page cache to go through (fio's null engine ignores direct=
+// and never enters the kernel): its I/Os go straight to the queue.
+func buffered(spec *fio.Job) bool {
+	if spec.Direct {
+		return false
+	}
+	kind, _ := fio.EngineKind(spec.IOEngine)
+	return kind != "null"
 }
 
 // directPath submits to the queue.

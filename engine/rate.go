@@ -57,6 +57,9 @@ func poissonMean(j *job, d int) blkq.Time {
 // wait returns how long an I/O in direction op must wait.
 func (r *rateState) wait(j *job, op blkq.Op) time.Duration {
 	d := rwt(op)
+	if j.spec.Rate[d] <= 0 && j.spec.RateIOPS[d] <= 0 {
+		return 0 // not limited (linear or poisson): no clock read
+	}
 	elapsed := j.now() - j.start
 	if j.spec.RateProcess == "poisson" {
 		if poissonMean(j, int(d)) == 0 {
@@ -124,6 +127,9 @@ func (r *rateState) issued(j *job, io nextIO) {
 // for its next I/O, after a 2 s settling time, over at least a
 // rate_cycle since the last check.
 func (r *rateState) checkMin(j *job) bool {
+	if !hasRateMin(j) {
+		return false // nothing to check: no clock read
+	}
 	now := j.now()
 	if now-j.start < blkq.Time(2*time.Second) {
 		return false
@@ -156,6 +162,17 @@ func (r *rateState) checkMin(j *job) bool {
 			}
 		}
 		r.checked[d], r.checkedIOs[d], r.checkedAt[d] = j.rateBytes[d], j.rateIOs[d], now
+	}
+	return false
+}
+
+// hasRateMin reports whether a direction of j has a rate_min or
+// rate_iops_min.
+func hasRateMin(j *job) bool {
+	for d := range 3 {
+		if j.spec.RateMin[d] != 0 || j.spec.RateIOPSMin[d] != 0 {
+			return true
+		}
 	}
 	return false
 }

@@ -155,6 +155,7 @@ type runner struct {
 	pids       *pidStats
 
 	simulated  bool                    // the executor is the event loop itself
+	nullDevice bool                    // the device is the null device: its completions are posted to the executor
 	cache      *bcache.Cache           // the page cache of buffered jobs (cache.go)
 	cacheJobs  map[*bcache.Client]*job // each buffered job by its cache client (writeback.go)
 	reserve    *reserver               // space for buffered writes on a file device (reserve.go); nil elsewhere
@@ -171,7 +172,7 @@ type runner struct {
 	ioErrorsLost int          // lines beyond maxIOErrorLines
 	wbErr        error        // the buffer cache's final write-back error
 	wbErrTaken   bool         // a job reports it
-	clockNow     atomic.Int64 // the run's clock at its latest event, for the progress line
+	clockNow     atomic.Int64 // the run's clock at a recent queue event, for the progress line
 
 	stopReq     atomic.Bool // Options.Stop was closed (set off the executor)
 	interrupted bool        // the executor has seen stopReq and stopped the jobs
@@ -219,7 +220,7 @@ func Run(jf *fio.JobFile, opt Options) (*Result, error) {
 		}
 	}
 	for _, j := range r.jobs {
-		j.path = r.pathFor(j)
+		j.setPath(r.pathFor(j))
 	}
 	if err := r.attachIologReplays(); err != nil {
 		r.closeLogs()

@@ -23,7 +23,8 @@ type jobStats struct {
 	waitLat  *report.Latency
 	wroteAny bool
 
-	eta etaState // for the progress line, read off the executor
+	eta  etaState      // for the progress line, read off the executor
+	pend progressBatch // completions not yet added to eta
 
 	cpu      *cpuMeter // nil: CPU not measured (simulated devices)
 	cpuUse   cpuUse    // this job's share of the process's usage
@@ -99,10 +100,7 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	if d == report.DirWrite {
 		s.wroteAny = true
 	}
-	s.eta.done.Add(int64(u.bio.Sectors) << blkq.SectorShift)
-	s.eta.dirBytes[d].Add(int64(u.bio.Sectors) << blkq.SectorShift)
-	s.eta.dirIOs[d].Add(1)
-	s.eta.last.Store(int64(now))
+	s.pend.add(&s.eta, d, int64(u.bio.Sectors)<<blkq.SectorShift, now)
 	if u.start < s.rampEnd {
 		return
 	}
@@ -151,6 +149,50 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	}
 	s.winBytes[d] += n
 	s.winIOs[d]++
+}
+
+// progressBatch gathers a job's completions on the executor and adds
+// them to its etaState (atomics the progress line reads from its own
+// goroutine) every progressBatchSize completions, when the job finishes,
+// and where the executor itself reads them (a steady-state sample, an
+// interval report): an atomic add per counter per I/O is a locked
+// instruction each, a cost the line, which looks once a second, does not
+// need. The line's counts lag by fewer than progressBatchSize I/Os.
+type progressBatch struct {
+	bytes, ios [report.NumDirs]int64
+	last       blkq.Time
+	n          int
+}
+
+// progressBatchSize is the completions a progressBatch holds back.
+const progressBatchSize = 64
+
+// add counts a completion of n bytes in direction d at now.
+func (p *progressBatch) add(e *etaState, d report.Dir, n int64, now blkq.Time) {
+	p.bytes[d] += n
+	p.ios[d]++
+	p.last = now
+	if p.n++; p.n >= progressBatchSize {
+		p.flush(e)
+	}
+}
+
+// flush adds what p holds to e.
+func (p *progressBatch) flush(e *etaState) {
+	if p.n == 0 {
+		return
+	}
+	var done int64
+	for d := range p.bytes {
+		if p.ios[d] > 0 {
+			done += p.bytes[d]
+			e.dirBytes[d].Add(p.bytes[d])
+			e.dirIOs[d].Add(p.ios[d])
+		}
+	}
+	e.done.Add(done)
+	e.last.Store(int64(p.last))
+	*p = progressBatch{}
 }
 
 // lost takes n bytes of direction d that the job had counted out of its
@@ -223,21 +265,21 @@ func (s *jobStats) closeWindow() {
 // The I/O depth histograms, as fio keeps them: n units committed at a
 // depth (io_u_mark_depth), a submit call of n (io_u_mark_submit), a reap
 // of n (io_u_mark_complete). What the job does before ramp_time ends is
-// not kept.
-func (s *jobStats) submitDepth(now blkq.Time, depth, n int) {
-	if now >= s.rampEnd {
+// not kept: over says it has ended (job.rampOver).
+func (s *jobStats) submitDepth(over bool, depth, n int) {
+	if over {
 		s.js.IODepthHist[report.DepthBucket(depth)] += uint64(n)
 	}
 }
 
-func (s *jobStats) submitBatch(now blkq.Time, n int) {
-	if now >= s.rampEnd {
+func (s *jobStats) submitBatch(over bool, n int) {
+	if over {
 		s.js.SubmitHist[report.BatchBucket(n)]++
 	}
 }
 
-func (s *jobStats) completeBatch(now blkq.Time, n int) {
-	if now >= s.rampEnd {
+func (s *jobStats) completeBatch(over bool, n int) {
+	if over {
 		s.js.CompleteHist[report.BatchBucket(n)]++
 	}
 }
@@ -276,6 +318,7 @@ func (s *jobStats) phase(now blkq.Time, verifying bool) {
 
 // finish sets the runtimes.
 func (s *jobStats) finish(end blkq.Time) {
+	s.pend.flush(&s.eta)
 	s.eta.finished.Store(true)
 	s.sample(end)
 	run := int64(end - max(s.start, s.rampEnd))
@@ -305,6 +348,10 @@ type pidStats struct {
 	others *report.BlkqJobStats
 	sleeps allocSleeps
 }
+
+// Actions returns the events pidStats counts (the queue gives it only
+// these: blkq.Tracer).
+func (p *pidStats) Actions() string { return "MFDGSWC" }
 
 func (p *pidStats) Trace(e *blkq.Event) {
 	var b *report.BlkqJobStats

@@ -33,7 +33,17 @@ type statusPoint struct {
 	ios   [report.NumDirs]int64
 }
 
-// statusNow reads the jobs' counters at wall time wall.
+// flushProgress adds every job's completions held back (progressBatch)
+// to the counters statusNow reads. Call it on the executor only.
+func (r *runner) flushProgress() {
+	for _, j := range r.jobs {
+		j.st.pend.flush(&j.st.eta)
+	}
+}
+
+// statusNow reads the jobs' counters at wall time wall: off the executor
+// (the progress line) they lag by fewer than progressBatchSize
+// completions a job; on it, flushProgress first makes them exact.
 func (r *runner) statusNow(wall time.Duration) statusPoint {
 	p := statusPoint{wall: wall}
 	for _, j := range r.jobs {

@@ -91,6 +91,7 @@ func (w *ssWindow) tick(r *runner) {
 		}
 		running++
 		now := m.now()
+		m.st.pend.flush(&m.st.eta) // every completion so far, exactly
 		bytes, ios := m.st.eta.done.Load(), int64(0)
 		for d := range m.st.eta.dirIOs {
 			ios += m.st.eta.dirIOs[d].Load()

@@ -27,7 +27,8 @@ func benchCommand(f *cliFlags, stdout, stderr io.Writer) *cobra.Command {
 			"mq-deadline) and with a bare pread loop, in turn, --rounds times, on a test file in\n" +
 			"--dir, and prints each one's median IOPS and CPU time per I/O and the ratios\n" +
 			"blkq/fio (IOPS) and blkq/raw (CPU). Direct cases need a file system that takes\n" +
-			"O_DIRECT (not tmpfs). Cases:\n" + strings.Join(names, "\n"),
+			"O_DIRECT (not tmpfs). The null case runs fio's null engine and blkq run on its\n" +
+			"null device (no raw loop), with the ratio blkq/fio (CPU). Cases:\n" + strings.Join(names, "\n"),
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error { return f.bench(stdout, stderr) },
 	}, benchFlags)

@@ -53,6 +53,48 @@ func TestBenchRunsEveryContender(t *testing.T) {
 	}
 }
 
+// TestBenchNullCase runs blkq bench's null case briefly: fio's null
+// engine and blkq run on the null device (both schedulers) each do I/O,
+// there is no raw loop, and the ratios are CPU per I/O over fio's.
+func TestBenchNullCase(t *testing.T) {
+	needFio(t)
+	bin := buildBlkq(t)
+	dir := t.TempDir()
+	js := filepath.Join(dir, "bench.json")
+	cmd := exec.Command(bin, "bench", "--cases", "randread-4k-null", "--rounds", "1",
+		"--ramp", "100ms", "--runtime", "300ms", "--size", "4m", "--dir", dir, "--json", js)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("blkq bench: %v\n%s", err, out)
+	}
+	var rep iobench.Report
+	b, err := os.ReadFile(js)
+	if err == nil {
+		err = json.Unmarshal(b, &rep)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cases) != 1 || len(rep.Cases[0].Results) != 3 {
+		t.Fatalf("report %+v; want one case, three contenders (no raw loop)", rep)
+	}
+	res := rep.Cases[0].Results
+	for i, who := range []string{iobench.Fio, iobench.BlkqNone, iobench.BlkqMQDeadline} {
+		if r := res[i]; r.Contender != who || r.IOPS <= 0 || r.CPUNsPerIO <= 0 {
+			t.Errorf("contender %d: %s with %v IOPS, %v ns CPU per I/O; want %s with figures", i, r.Contender, r.IOPS, r.CPUNsPerIO, who)
+		}
+	}
+	ratios := rep.Cases[0].Ratios
+	if got, want := ratios["blkq-mq-deadline/fio cpu"], res[2].CPUNsPerIO/res[0].CPUNsPerIO; got != want {
+		t.Errorf("blkq-mq-deadline/fio cpu %v; want %v", got, want)
+	}
+	for k := range ratios {
+		if strings.Contains(k, "raw") {
+			t.Errorf("ratio %q in a case with no raw loop", k)
+		}
+	}
+}
+
 // TestBenchBadFlags: mistakes are usage errors naming the flag.
 func TestBenchBadFlags(t *testing.T) {
 	for _, c := range []struct {

@@ -17,7 +17,8 @@ type Case struct {
 	// Direct reads with O_DIRECT; false reads through the page cache
 	// (the kernel's for fio and the raw loop, blkq's own for blkq).
 	Direct bool
-	// Engine is fio's ioengine: "psync" or "libaio".
+	// Engine is fio's ioengine: "psync", "libaio" or "null" (no data
+	// moved: fio's null engine, against blkq run on its null device).
 	Engine string
 	// IODepth and Batch are libaio's iodepth and iodepth_batch_submit
 	// (and iodepth_batch_complete_min): a batch of I/Os per io_submit.
@@ -32,6 +33,19 @@ var Cases = []Case{
 	{Name: "randread-4k-4jobs-direct", RW: "randread", Jobs: 4, Direct: true, Engine: "psync"},
 	{Name: "read-4k-1job-buffered", RW: "read", Jobs: 1, Engine: "psync"},
 	{Name: "randread-4k-qd32-batch32-direct", RW: "randread", Jobs: 1, Direct: true, Engine: "libaio", IODepth: 32, Batch: 32},
+	{Name: "randread-4k-null", RW: "randread", Jobs: 1, Engine: "null"},
+}
+
+// null reports whether c runs fio's null engine: blkq runs it on its null
+// device, and there is no raw loop to compare with (nothing is read).
+func (c Case) null() bool { return c.Engine == "null" }
+
+// contenders returns who runs c, in the order they run within a round.
+func (c Case) contenders() []string {
+	if c.null() {
+		return []string{Fio, BlkqNone, BlkqMQDeadline}
+	}
+	return contenders
 }
 
 // Lookup returns the cases named in a comma list ("" or "all": every one).
