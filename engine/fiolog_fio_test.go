@@ -340,3 +340,31 @@ func TestHistLogAgainstFio(t *testing.T) {
 		t.Errorf("completions on the lines both logs have: blkq %d, fio %d", blkqAll, fioAll)
 	}
 }
+
+// TestNumberIOsPerLoopAsFio: number_ios holds for each loop, as in fio
+// 3.33: loops=3 with number_ios=10 issues 30 reads in fio and in blkq
+// (and a loop that ends at the file's end before number_ios, 16 reads
+// of 64 KiB, is done). Which blocks a loop after a number_ios-ended one
+// reads differs: fio goes on from where the loop stopped, blkq begins
+// the file again.
+func TestNumberIOsPerLoopAsFio(t *testing.T) {
+	for _, opts := range []string{"number_ios=10\nloops=3", "number_ios=20\nloops=2", "number_ios=10\nrw=randread\nloops=2"} {
+		job := "[x]\nioengine=null\nsize=64k\nbs=4k\n" + opts + "\n"
+		dir := t.TempDir()
+		runFio(t, dir, job+"write_iolog="+dir+"/fio.log\n")
+		var fioReads uint64
+		data, err := os.ReadFile(dir + "/fio.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			if f := strings.Fields(l); len(f) == 5 && f[2] == "read" {
+				fioReads++
+			}
+		}
+		res := runBlkq(t, job, "null")
+		if got := res.Run.Jobs[0].Read.IOs; got != fioReads || got == 0 {
+			t.Errorf("%q: blkq %d reads, fio %d", opts, got, fioReads)
+		}
+	}
+}

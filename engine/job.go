@@ -226,8 +226,15 @@ func (j *job) cancel() {
 }
 
 func (j *job) limitReached() bool {
-	if j.spec.NumberIOs > 0 && j.issuedIOs >= j.spec.NumberIOs {
-		return true
+	if n := j.spec.NumberIOs; n > 0 {
+		// fio's number_ios holds for each loop (source.go ends a pass
+		// there); time_based runs stop at the first number_ios.
+		if !j.timeBased() {
+			n *= int64(max(j.spec.Loops, 1))
+		}
+		if j.issuedIOs >= n {
+			return true
+		}
 	}
 	return !j.timeBased() && j.issued >= j.limit
 }

@@ -41,7 +41,8 @@ type fioSource struct {
 	gen     *generator
 	held    nextIO // the next I/O, held back by a rate limit, if holding
 	holding bool
-	passes  int // passes over the files begun
+	passes  int   // passes over the files begun
+	passIOs int64 // I/Os generated in the current pass (number_ios counts per pass, as fio's)
 	rate    rateState
 	// restartDue: the pass has ended and its fsyncs are queued; the next
 	// pass begins once they are done.
@@ -66,8 +67,11 @@ func (s *fioSource) next() (nextIO, srcStatus) {
 // the region (fio then goes over the region again).
 func (s *fioSource) generate() (nextIO, bool) {
 	if !s.restartDue {
-		if io, ok := s.gen.next(); ok {
-			return io, true
+		if n := s.j.spec.NumberIOs; n == 0 || s.passIOs < n {
+			if io, ok := s.gen.next(); ok {
+				s.passIOs++
+				return io, true
+			}
 		}
 		j := s.j
 		again := j.timeBased() || s.passes < max(j.spec.Loops, 1) ||
@@ -86,7 +90,12 @@ func (s *fioSource) generate() (nextIO, bool) {
 	}
 	s.passes++
 	s.gen.restart()
-	return s.gen.next()
+	io, ok := s.gen.next()
+	s.passIOs = 0
+	if ok {
+		s.passIOs = 1
+	}
+	return io, ok
 }
 
 // paced returns the next I/O that rate and rate_iops allow now. An I/O
