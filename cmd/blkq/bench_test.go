@@ -16,24 +16,7 @@ import (
 // the JSON holds the ratios the text prints. (The figures themselves are
 // the machine's: only their presence and consistency are checked.)
 func TestBenchRunsEveryContender(t *testing.T) {
-	needFio(t)
-	bin := buildBlkq(t)
-	dir := t.TempDir()
-	js := filepath.Join(dir, "bench.json")
-	cmd := exec.Command(bin, "bench", "--cases", "read-4k-1job-buffered", "--rounds", "1",
-		"--ramp", "100ms", "--runtime", "300ms", "--size", "4m", "--dir", dir, "--json", js)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("blkq bench: %v\n%s", err, out)
-	}
-	var rep iobench.Report
-	b, err := os.ReadFile(js)
-	if err == nil {
-		err = json.Unmarshal(b, &rep)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, out, dir := runBench(t, "read-4k-1job-buffered")
 	if len(rep.Cases) != 1 || len(rep.Cases[0].Results) != 4 {
 		t.Fatalf("report %+v; want one case, four contenders", rep)
 	}
@@ -57,24 +40,7 @@ func TestBenchRunsEveryContender(t *testing.T) {
 // engine and blkq run on the null device (both schedulers) each do I/O,
 // there is no raw loop, and the ratios are CPU per I/O over fio's.
 func TestBenchNullCase(t *testing.T) {
-	needFio(t)
-	bin := buildBlkq(t)
-	dir := t.TempDir()
-	js := filepath.Join(dir, "bench.json")
-	cmd := exec.Command(bin, "bench", "--cases", "randread-4k-null", "--rounds", "1",
-		"--ramp", "100ms", "--runtime", "300ms", "--size", "4m", "--dir", dir, "--json", js)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("blkq bench: %v\n%s", err, out)
-	}
-	var rep iobench.Report
-	b, err := os.ReadFile(js)
-	if err == nil {
-		err = json.Unmarshal(b, &rep)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, _, _ := runBench(t, "randread-4k-null")
 	if len(rep.Cases) != 1 || len(rep.Cases[0].Results) != 3 {
 		t.Fatalf("report %+v; want one case, three contenders (no raw loop)", rep)
 	}
@@ -111,4 +77,29 @@ func TestBenchBadFlags(t *testing.T) {
 			t.Errorf("%v: status %d, stderr %q; want 2 and %q", c.args, st, e.String(), c.want)
 		}
 	}
+}
+
+// runBench runs blkq bench briefly on one case (one round of 300 ms after
+// a 100 ms ramp, a 4 MiB file) in a temporary directory, and returns its
+// JSON report, its text and the directory.
+func runBench(t *testing.T, cases string) (rep iobench.Report, out []byte, dir string) {
+	t.Helper()
+	needFio(t)
+	bin := buildBlkq(t)
+	dir = t.TempDir()
+	js := filepath.Join(dir, "bench.json")
+	cmd := exec.Command(bin, "bench", "--cases", cases, "--rounds", "1",
+		"--ramp", "100ms", "--runtime", "300ms", "--size", "4m", "--dir", dir, "--json", js)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("blkq bench: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(js)
+	if err == nil {
+		err = json.Unmarshal(b, &rep)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, out, dir
 }
