@@ -257,8 +257,14 @@ func replayKernelTrace(path string, meta ktraceMeta) (kernelComparison, error) {
 			args = append(args, "--set", "iosched/"+a+"="+q["iosched/"+a])
 		}
 	}
+	return runKernelComparison(append(args, path))
+}
+
+// runKernelComparison runs blkq replay with args (--kernel-merges among
+// them) and returns the comparison it printed.
+func runKernelComparison(args []string) (kernelComparison, error) {
 	var o, e strings.Builder
-	if err := cmdReplay(append(args, path), &o, &e); err != nil {
+	if err := cmdReplay(args, &o, &e); err != nil {
 		return kernelComparison{}, fmt.Errorf("blkq replay %s: %v\n%s", strings.Join(args, " "), err, e.String())
 	}
 	c := kernelComparison{ev: map[byte]eventCount{}}

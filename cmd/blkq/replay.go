@@ -79,7 +79,13 @@ func (f *cliFlags) replay(path string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if base.Device == "sim:trace" {
+	if f.kernelMerges {
+		// A comparison with the kernel's own decisions is fair only
+		// under the kernel's conditions: its device's speed and its
+		// allocation, unless the flags say otherwise (kernelDefaults).
+		f.kernelDefaults(&base, path, stderr)
+	}
+	if base.Device == "sim:trace" && base.ServiceTimes == nil {
 		if base.ServiceTimes, err = recordedTimes(path, f.traceFormat); err != nil {
 			return err
 		}
@@ -261,6 +267,34 @@ func compareKernelMerges(path, format string, res *engine.Result, ours []iotrace
 	fmt.Fprintf(&b, "blkq: requests vs the kernel's own: the kernel dispatched %d (mean %.1f KiB), blkq %d (mean %.1f KiB); sizes: kernel %s; blkq %s: %s\n",
 		kd.Requests, kd.MeanKiB(), bd.Requests, bd.MeanKiB(), iotrace.DispatchSizes(kernel), iotrace.DispatchSizes(ours), same)
 	return b.String(), nil
+}
+
+// kernelDefaults sets what --kernel-merges compares under when the
+// command line does not say: the device sim:trace, each request served
+// in the time the kernel's device took for it (a bio merges with a
+// request only while that request waits, so on sim:hdd, whose requests
+// take milliseconds where the trace's loop device took microseconds,
+// blkq merged bios the kernel could not), and --alloc blk-mq, Linux 6.x's
+// one pool of scheduler tags (the traces are of blk-mq kernels; blkq's
+// own default, fair, is 2.4's per-direction pools). A trace with no
+// request both dispatched and completed has no times to take: the
+// replay then stays on blkq's default device, and says so on stderr.
+func (f *cliFlags) kernelDefaults(base *engine.Options, path string, stderr io.Writer) {
+	if !f.given("alloc") {
+		base.Alloc = "blk-mq"
+	}
+	if f.given("device") {
+		return
+	}
+	if tf, err := iotrace.FileFormat(path, iotrace.Format(f.traceFormat)); err != nil || tf != iotrace.FormatBlkparse && tf != iotrace.FormatFtrace {
+		return // no kernel's events to compare with: the comparison says so
+	}
+	t, err := recordedTimes(path, f.traceFormat)
+	if err != nil {
+		fmt.Fprintf(stderr, "blkq: --kernel-merges: %s records no request both dispatched (D) and completed (C) to serve requests in: replaying on %s, not sim:trace\n", path, deviceName(base.Device))
+		return
+	}
+	base.Device, base.ServiceTimes = "sim:trace", t
 }
 
 // dispatched sums the D events among keys.
