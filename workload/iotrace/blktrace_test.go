@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -54,7 +55,7 @@ func TestBlktraceReaderTurnsQEventsIntoRecords(t *testing.T) {
 		t.Fatalf("%d records, want %d: %+v", len(got), len(want), got)
 	}
 	for i := range want {
-		if got[i] != want[i] {
+		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("record %d: %+v\nwant %+v", i, got[i], want[i])
 		}
 	}

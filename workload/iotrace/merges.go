@@ -63,8 +63,8 @@ func KernelMerges(events []Event) []Queued {
 			delete(pending, k)
 		}
 	}
-	for i, p := range eventPlugs(events) {
-		out[i].Plug = p
+	for i, r := range eventRecords(events) {
+		out[i].Plug, out[i].Splits = r.Plug, r.Splits
 	}
 	return out
 }

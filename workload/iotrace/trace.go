@@ -49,6 +49,12 @@ type Record struct {
 	// blkparse and ftrace traces with P and U events (plugs.go). 0 for the
 	// other formats, and for traces without them.
 	Plug Plug
+	// Splits are where the kernel split the bio, where the trace shows it
+	// (the X events of blkparse and ftrace traces that show their plugs,
+	// plugs.go): each the length in sectors of a piece split off its
+	// front, in order; the rest after the last went on whole. nil when
+	// the kernel split nothing, or the trace does not say.
+	Splits []uint32
 }
 
 // Format names a trace format. The zero value "" means "detect it".
