@@ -189,7 +189,7 @@ func (r replayRecords) Next() (engine.ReplayRecord, error) {
 		return engine.ReplayRecord{}, err
 	}
 	return engine.ReplayRecord{Time: x.Time, PID: x.PID, Process: x.Process, Op: x.Op, Flags: x.Flags, Sector: x.Sector, Sectors: x.Sectors, Line: x.Line,
-		PlugFirst: x.Plug&iotrace.PlugFirst != 0, PlugLast: x.Plug&iotrace.PlugLast != 0, PlugSlept: x.Plug&iotrace.PlugSlept != 0}, nil
+		PlugFirst: x.Plug&iotrace.PlugFirst != 0, PlugLast: x.Plug&iotrace.PlugLast != 0, PlugSlept: x.Plug&iotrace.PlugSlept != 0, Splits: x.Splits}, nil
 }
 
 // replayCompare replays src under each of settings (from --compare) and
