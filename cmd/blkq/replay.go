@@ -286,7 +286,7 @@ func (f *cliFlags) kernelDefaults(base *engine.Options, path string, stderr io.W
 	if f.given("device") {
 		return
 	}
-	if tf, err := iotrace.FileFormat(path, iotrace.Format(f.traceFormat)); err != nil || tf != iotrace.FormatBlkparse && tf != iotrace.FormatFtrace {
+	if tf, err := iotrace.FileFormat(path, iotrace.Format(f.traceFormat)); err != nil || !kernelFormat(tf) {
 		return // no kernel's events to compare with: the comparison says so
 	}
 	t, err := recordedTimes(path, f.traceFormat)
@@ -309,11 +309,17 @@ func dispatched(keys []iotrace.EventKey) iotrace.Dispatched {
 	return d
 }
 
+// kernelFormat reports whether traces of format f are the kernel's own
+// event by event (D and C, M, F, X), as blktrace writes them.
+func kernelFormat(f iotrace.Format) bool {
+	return f == iotrace.FormatBlktrace || f == iotrace.FormatBlkparse || f == iotrace.FormatFtrace
+}
+
 // recordedTimes reads the service times of the trace at path for
 // sim:trace: the kernel's requests, from each D to its C.
 func recordedTimes(path, format string) (*traced.Times, error) {
-	if f, err := iotrace.FileFormat(path, iotrace.Format(format)); err == nil && f != iotrace.FormatBlkparse && f != iotrace.FormatFtrace {
-		return nil, usagef("--device=sim:trace: %s is a %s trace; sim:trace takes its times from the D and C events of a blkparse or ftrace trace", path, f)
+	if f, err := iotrace.FileFormat(path, iotrace.Format(format)); err == nil && !kernelFormat(f) {
+		return nil, usagef("--device=sim:trace: %s is a %s trace; sim:trace takes its times from the D and C events of a blktrace, blkparse or ftrace trace", path, f)
 	}
 	evs, err := iotrace.ReadEventsFile(path, iotrace.Format(format))
 	if err != nil && len(evs) == 0 {

@@ -28,7 +28,7 @@ type Record struct {
 	// ftrace: the name in [..]); the host name for msr; "" otherwise.
 	Process string
 	// Device names what the I/O targets where the format says: "major,minor"
-	// for blkparse and ftrace, the file name for fio-iolog (offsets are
+	// for blkparse, ftrace and blktrace, the file name for fio-iolog (offsets are
 	// relative to that file); "" otherwise.
 	Device string
 	// Op is read, write, discard or flush.
