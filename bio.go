@@ -37,6 +37,17 @@ type Bio struct {
 	// goroutine (a device's completion).
 	EndIO func(b *Bio, err error)
 
+	// Runs, if not nil, describes the memory of a read or write as the
+	// lengths in sectors of its physically contiguous runs, in order,
+	// summing to Sectors (anything else is ErrBadBio). Each run is
+	// ceil(bytes / max_segment_size) segments, and runs are not joined:
+	// it is the scatter-gather list Linux builds from the bio's pages,
+	// where a buffer's pages are adjacent in memory only by chance. nil:
+	// one run, the bio's memory contiguous, the fewest segments Linux
+	// could count (split.go). Flushes and discards ignore it. The queue
+	// does not change the caller's slice.
+	Runs []uint32
+
 	// Private is for the submitter; the queue never looks at it.
 	Private any
 

@@ -414,6 +414,9 @@ func (q *Queue) submitLocked(t *Task, b *Bio) bool {
 	case b.Buf != nil && len(b.Buf) != int(b.Sectors)<<SectorShift:
 		q.endBio(b, fmt.Errorf("%w: %v of %d sectors at %d has a %d-byte buffer", ErrBadBio, b.Op, b.Sectors, b.Sector, len(b.Buf)))
 		return true
+	case b.Runs != nil && !runsFit(b):
+		q.endBio(b, fmt.Errorf("%w: %v of %d sectors at %d has runs %v", ErrBadBio, b.Op, b.Sectors, b.Sector, b.Runs))
+		return true
 	case b.end() > q.dev.Capacity() || b.end() < b.Sector:
 		q.endBio(b, fmt.Errorf("%w: %v sectors %d+%d, capacity %d", ErrBeyondEnd, b.Op, b.Sector, b.Sectors, q.dev.Capacity()))
 		return true

@@ -37,6 +37,50 @@ import (
 // adjacent into one request of several ranges; blkq's requests are one
 // contiguous range, so it merges only adjacent ones.
 
+// A bio may say how its memory lies (Bio.Runs): then its segments are
+// those of its runs, and a read or write is split where its
+// max_segments-th segment ends if that comes before max_sectors_kb, as
+// Linux's bio_split_rw counts a bio's segments bvec by bvec. A replay of
+// a kernel trace sets runs from the kernel's own splits
+// (engine/replaysplit.go), since no trace records a buffer's pages.
+
+// runsFit reports whether b's Runs are whole runs summing to its size.
+func runsFit(b *Bio) bool {
+	if b.Op != OpRead && b.Op != OpWrite {
+		return true // ignored
+	}
+	var sum uint64
+	for _, r := range b.Runs {
+		if r == 0 {
+			return false
+		}
+		sum += uint64(r)
+	}
+	return sum == uint64(b.Sectors)
+}
+
+// runSegments is the number of segments a run of n sectors is.
+func (q *Queue) runSegments(n uint32) int {
+	size := uint64(q.lim.maxSegmentSize >> SectorShift)
+	return int((uint64(n) + size - 1) / size)
+}
+
+// runsLimit is how many sectors of b's runs the first max_segments
+// segments cover: all of b if they are fewer.
+func (q *Queue) runsLimit(b *Bio) uint64 {
+	left := q.lim.maxSegments
+	var at uint64
+	for _, r := range b.Runs {
+		n := q.runSegments(r)
+		if n > left {
+			return at + uint64(left)*uint64(q.lim.maxSegmentSize>>SectorShift)
+		}
+		left -= n
+		at += uint64(r)
+	}
+	return at
+}
+
 // maxIOSectors is the largest read or write request, in sectors: the
 // smaller of max_sectors and max_segments whole segments.
 func (q *Queue) maxIOSectors() uint32 {
@@ -58,6 +102,13 @@ func (q *Queue) maxSectorsFor(op Op) uint64 {
 func (q *Queue) bioSegments(b *Bio) int {
 	switch b.Op {
 	case OpRead, OpWrite:
+		if b.Runs != nil {
+			n := 0
+			for _, r := range b.Runs {
+				n += q.runSegments(r)
+			}
+			return n
+		}
 		size := uint64(q.lim.maxSegmentSize)
 		return int((uint64(b.Sectors)<<SectorShift + size - 1) / size)
 	case OpDiscard:
@@ -97,6 +148,9 @@ func (q *Queue) splitSectors(b *Bio) uint32 {
 	switch b.Op {
 	case OpRead, OpWrite:
 		limit = uint64(q.maxIOSectors())
+		if b.Runs != nil {
+			limit = min(uint64(q.cfg.MaxSectors), q.runsLimit(b))
+		}
 		if pbs := uint64(q.lim.physicalBlockSize >> SectorShift); pbs > 1 {
 			start := b.Sector & (pbs - 1)
 			if end := (start + limit) &^ (pbs - 1); end > start {
@@ -151,7 +205,7 @@ func pieceDone(p *Bio, err error) {
 func newRest(b *Bio) *Bio {
 	s := &splitBio{whole: b}
 	s.left.Store(1)
-	return &Bio{Op: b.Op, Flags: b.Flags, Sector: b.Sector, Sectors: b.Sectors, Prio: b.Prio, Buf: b.Buf,
+	return &Bio{Op: b.Op, Flags: b.Flags, Sector: b.Sector, Sectors: b.Sectors, Prio: b.Prio, Buf: b.Buf, Runs: b.Runs,
 		EndIO: pieceDone, Private: s, Parent: b, Queued: b.Queued, task: b.task}
 }
 
@@ -167,9 +221,31 @@ func splitFront(rest *Bio, n uint32) *Bio {
 		k := int(n) << SectorShift
 		p.Buf, rest.Buf = rest.Buf[:k:k], rest.Buf[k:]
 	}
+	if rest.Runs != nil {
+		p.Runs, rest.Runs = cutRuns(rest.Runs, n)
+	}
 	rest.Sector += uint64(n)
 	rest.Sectors -= n
 	return p
+}
+
+// cutRuns splits runs after n sectors: the runs of the front and of the
+// rest, a run that straddles the cut in part in each. Neither shares an
+// element that differs from runs', which stays as it was.
+func cutRuns(runs []uint32, n uint32) (front, rest []uint32) {
+	for i, r := range runs {
+		switch {
+		case r < n:
+			n -= r
+		case r == n:
+			return runs[: i+1 : i+1], runs[i+1:]
+		default:
+			front = append(append(make([]uint32, 0, i+1), runs[:i]...), n)
+			rest = append(append(make([]uint32, 0, len(runs)-i), r-n), runs[i+1:]...)
+			return front, rest
+		}
+	}
+	return runs, nil
 }
 
 // submitSplit takes b through merging and allocation, cutting it first

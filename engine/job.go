@@ -298,6 +298,12 @@ func (j *job) loop() {
 		}
 	}
 	for {
+		if j.state.ended() {
+			// An I/O served within its own submission (the null device's
+			// inline service) pumped the job again from inside issue, and
+			// that pump, finding its source at its end, finished the job.
+			return
+		}
 		if j.state.stopping() {
 			j.drain()
 			return

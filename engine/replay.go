@@ -47,6 +47,12 @@ type ReplayRecord struct {
 	// plug and keeping it (UT): the replay flushes the plug there too,
 	// unless the replay's own task slept for a request on it.
 	PlugSlept bool
+	// Splits are the kernel's splits of the record's bio, where the
+	// trace shows them (its X events, iotrace.Record.Splits): the lengths
+	// of the pieces cut off its front. A split blkq's limits do not
+	// explain tells of the bio's memory, which the replay gives the bio
+	// (replaysplit.go).
+	Splits []uint32
 
 	index int // position in the replay, set by Replay
 }
@@ -364,6 +370,10 @@ func (t *traceSource) describe(js *report.JobStats) {
 // prepareRecord fills u's bio from trace record r.
 func (j *job) prepareRecord(u *ioUnit, r *ReplayRecord) {
 	u.bio.Op, u.bio.Flags, u.bio.Sector, u.bio.Sectors, u.bio.Buf = r.Op, r.Flags, r.Sector, r.Sectors, nil
+	u.bio.Runs = nil
+	if r.Splits != nil {
+		u.bio.Runs = kernelRuns(j.r.q, r)
+	}
 	if strings.HasPrefix(j.r.opt.Device, "file:") && (r.Op == blkq.OpRead || r.Op == blkq.OpWrite) && r.Sector+uint64(r.Sectors) <= j.r.dev.Capacity() {
 		// A file moves data: reads need room, writes need bytes. The null
 		// device moves none, so its bios carry none. A fio job's

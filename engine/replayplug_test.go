@@ -23,7 +23,7 @@ func ktraceRecords(t *testing.T, name string) []ReplayRecord {
 	out := make([]ReplayRecord, len(recs))
 	for i, r := range recs {
 		out[i] = ReplayRecord{Time: r.Time, PID: r.PID, Process: r.Process, Op: r.Op, Flags: r.Flags, Sector: r.Sector, Sectors: r.Sectors, Line: r.Line,
-			PlugFirst: r.Plug&iotrace.PlugFirst != 0, PlugLast: r.Plug&iotrace.PlugLast != 0, PlugSlept: r.Plug&iotrace.PlugSlept != 0}
+			PlugFirst: r.Plug&iotrace.PlugFirst != 0, PlugLast: r.Plug&iotrace.PlugLast != 0, PlugSlept: r.Plug&iotrace.PlugSlept != 0, Splits: r.Splits}
 	}
 	return out
 }

@@ -28,7 +28,7 @@ func writeTemp(t *testing.T, name string, data []byte) string {
 }
 
 // TestReplayBlktraceTimeThatOverflowsNamesTheRecord: a Q event 2^64-1 ns
-// after the first does not fit a signed time: an error naming record 2,
+// after the first event does not fit a signed time: an error naming record 2,
 // which ends the trace as any malformed record does: the record before it
 // replays, as with the text formats.
 func TestReplayBlktraceTimeThatOverflowsNamesTheRecord(t *testing.T) {
@@ -37,7 +37,7 @@ func TestReplayBlktraceTimeThatOverflowsNamesTheRecord(t *testing.T) {
 	if err := cmdReplay([]string{"--output-format", "json", path}, &o, &e); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(e.String(), "record 2: time 18446744073709551615 ns is more than 2^63-1 ns after the first Q event's (0 ns) (replaying the 1 records before it)") {
+	if !strings.Contains(e.String(), "record 2: time 18446744073709551615 ns is more than 2^63-1 ns after the first event's (0 ns) (replaying the 1 records before it)") {
 		t.Fatalf("stderr %q", e.String())
 	}
 	if !strings.Contains(o.String(), `"total_ios" : 1,`) {

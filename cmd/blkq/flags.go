@@ -136,7 +136,7 @@ func newCLIFlags() *cliFlags {
 	fs.IntVar(&f.iodepth, "iodepth", 32, "with --timing=afap, records in flight")
 	fs.DurationVar(&f.timeUnit, "time-unit", 0, "time unit of a DiskSim trace's arrival times (MQSim writes ns, the default; DiskSim's own traces use ms: --time-unit=1ms)")
 	fs.BoolVar(&f.strict, "strict", false, "fail on an address beyond the device instead of wrapping it")
-	fs.BoolVar(&f.kernelMerges, "kernel-merges", false, "for blkparse/ftrace traces: compare blkq's merges of the Q events with the kernel's own M/F events in the trace")
+	fs.BoolVar(&f.kernelMerges, "kernel-merges", false, "for blkparse/ftrace traces: compare blkq's merges, splits and dispatches (M, F, X, D) with the kernel's own in the trace; unless given, --device is then sim:trace and --alloc blk-mq, the kernel's conditions")
 	fs.StringVar(&f.compare, "compare", "", "run under several settings and print one table, e.g. sched=none,mq-deadline,linus or nomerges=0,2")
 
 	fs.Float64Var(&f.scale, "scale", 1, "run length scale (1 = full size; e.g. 0.1 for a quick run)")

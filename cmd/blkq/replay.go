@@ -79,7 +79,13 @@ func (f *cliFlags) replay(path string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if base.Device == "sim:trace" {
+	if f.kernelMerges {
+		// A comparison with the kernel's own decisions is fair only
+		// under the kernel's conditions: its device's speed and its
+		// allocation, unless the flags say otherwise (kernelDefaults).
+		f.kernelDefaults(&base, path, stderr)
+	}
+	if base.Device == "sim:trace" && base.ServiceTimes == nil {
 		if base.ServiceTimes, err = recordedTimes(path, f.traceFormat); err != nil {
 			return err
 		}
@@ -183,7 +189,7 @@ func (r replayRecords) Next() (engine.ReplayRecord, error) {
 		return engine.ReplayRecord{}, err
 	}
 	return engine.ReplayRecord{Time: x.Time, PID: x.PID, Process: x.Process, Op: x.Op, Flags: x.Flags, Sector: x.Sector, Sectors: x.Sectors, Line: x.Line,
-		PlugFirst: x.Plug&iotrace.PlugFirst != 0, PlugLast: x.Plug&iotrace.PlugLast != 0, PlugSlept: x.Plug&iotrace.PlugSlept != 0}, nil
+		PlugFirst: x.Plug&iotrace.PlugFirst != 0, PlugLast: x.Plug&iotrace.PlugLast != 0, PlugSlept: x.Plug&iotrace.PlugSlept != 0, Splits: x.Splits}, nil
 }
 
 // replayCompare replays src under each of settings (from --compare) and
@@ -263,6 +269,34 @@ func compareKernelMerges(path, format string, res *engine.Result, ours []iotrace
 	return b.String(), nil
 }
 
+// kernelDefaults sets what --kernel-merges compares under when the
+// command line does not say: the device sim:trace, each request served
+// in the time the kernel's device took for it (a bio merges with a
+// request only while that request waits, so on sim:hdd, whose requests
+// take milliseconds where the trace's loop device took microseconds,
+// blkq merged bios the kernel could not), and --alloc blk-mq, Linux 6.x's
+// one pool of scheduler tags (the traces are of blk-mq kernels; blkq's
+// own default, fair, is 2.4's per-direction pools). A trace with no
+// request both dispatched and completed has no times to take: the
+// replay then stays on blkq's default device, and says so on stderr.
+func (f *cliFlags) kernelDefaults(base *engine.Options, path string, stderr io.Writer) {
+	if !f.given("alloc") {
+		base.Alloc = "blk-mq"
+	}
+	if f.given("device") {
+		return
+	}
+	if tf, err := iotrace.FileFormat(path, iotrace.Format(f.traceFormat)); err != nil || !kernelFormat(tf) {
+		return // no kernel's events to compare with: the comparison says so
+	}
+	t, err := recordedTimes(path, f.traceFormat)
+	if err != nil {
+		fmt.Fprintf(stderr, "blkq: --kernel-merges: %s records no request both dispatched (D) and completed (C) to serve requests in: replaying on %s, not sim:trace\n", path, deviceName(base.Device))
+		return
+	}
+	base.Device, base.ServiceTimes = "sim:trace", t
+}
+
 // dispatched sums the D events among keys.
 func dispatched(keys []iotrace.EventKey) iotrace.Dispatched {
 	var d iotrace.Dispatched
@@ -275,11 +309,17 @@ func dispatched(keys []iotrace.EventKey) iotrace.Dispatched {
 	return d
 }
 
+// kernelFormat reports whether traces of format f are the kernel's own
+// event by event (D and C, M, F, X), as blktrace writes them.
+func kernelFormat(f iotrace.Format) bool {
+	return f == iotrace.FormatBlktrace || f == iotrace.FormatBlkparse || f == iotrace.FormatFtrace
+}
+
 // recordedTimes reads the service times of the trace at path for
 // sim:trace: the kernel's requests, from each D to its C.
 func recordedTimes(path, format string) (*traced.Times, error) {
-	if f, err := iotrace.FileFormat(path, iotrace.Format(format)); err == nil && f != iotrace.FormatBlkparse && f != iotrace.FormatFtrace {
-		return nil, usagef("--device=sim:trace: %s is a %s trace; sim:trace takes its times from the D and C events of a blkparse or ftrace trace", path, f)
+	if f, err := iotrace.FileFormat(path, iotrace.Format(format)); err == nil && !kernelFormat(f) {
+		return nil, usagef("--device=sim:trace: %s is a %s trace; sim:trace takes its times from the D and C events of a blktrace, blkparse or ftrace trace", path, f)
 	}
 	evs, err := iotrace.ReadEventsFile(path, iotrace.Format(format))
 	if err != nil && len(evs) == 0 {

@@ -74,28 +74,6 @@ func TestReplayCompareMQSim(t *testing.T) {
 	}
 }
 
-// TestKernelMergesAgreement replays the kernel's own ftrace samples under
-// mq-deadline and compares blkq's merges of their Q events with the
-// kernel's M/F events in the same file.
-func TestKernelMergesAgreement(t *testing.T) {
-	for _, f := range []string{"ftrace-blk-loop0.txt", "ftrace-blk-classic-loop0.txt"} {
-		var o, e strings.Builder
-		if err := cmdReplay([]string{"--kernel-merges", "--scheduler", "mq-deadline", "../../testdata/samples/" + f}, &o, &e); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		var n, kernel, ours, both, neither int
-		var agree float64
-		line := e.String()[strings.Index(e.String(), "merges vs"):]
-		if _, err := fmt.Sscanf(line, "merges vs the kernel's own: %d bios; the kernel merged %d, blkq merged %d; both merged %d, neither %d: agreement %f%%", &n, &kernel, &ours, &both, &neither, &agree); err != nil {
-			t.Fatalf("%s: no agreement line (%v): %q", f, err, e.String())
-		}
-		t.Logf("%s: %s", f, strings.TrimSpace(line))
-		if n == 0 || kernel == 0 || both+neither > n || agree < 80 {
-			t.Fatalf("%s: %d bios, kernel merged %d, agreement %.1f%%", f, n, kernel, agree)
-		}
-	}
-}
-
 // TestExperimentTrace: --trace on an experiment writes one blktrace per
 // configuration that blkq's reader accepts.
 func TestExperimentTrace(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -45,16 +46,16 @@ func TestBlktraceReaderTurnsQEventsIntoRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Record{
-		{Time: 0, PID: 7, Process: "fio", Op: blkq.OpRead, Flags: blkq.FlagReadAhead, Sector: 8, Sectors: 8, Line: 2},
-		{Time: 2000, PID: 9, Op: blkq.OpWrite, Flags: blkq.FlagSync | blkq.FlagFUA | blkq.FlagPreflush, Sector: 16, Sectors: 16, Line: 3},
-		{Time: -500, PID: 7, Process: "fio", Op: blkq.OpFlush, Line: 4},
-		{Time: 500, PID: 7, Process: "fio", Op: blkq.OpDiscard, Flags: blkq.FlagMeta, Sector: 64, Sectors: 2048, Line: 5},
+		{Time: 0, PID: 7, Process: "fio", Device: "0,0", Op: blkq.OpRead, Flags: blkq.FlagReadAhead, Sector: 8, Sectors: 8, Line: 2},
+		{Time: 2000, PID: 9, Device: "0,0", Op: blkq.OpWrite, Flags: blkq.FlagSync | blkq.FlagFUA | blkq.FlagPreflush, Sector: 16, Sectors: 16, Line: 3},
+		{Time: -500, PID: 7, Process: "fio", Device: "0,0", Op: blkq.OpFlush, Line: 4},
+		{Time: 500, PID: 7, Process: "fio", Device: "0,0", Op: blkq.OpDiscard, Flags: blkq.FlagMeta, Sector: 64, Sectors: 2048, Line: 5},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d records, want %d: %+v", len(got), len(want), got)
 	}
 	for i := range want {
-		if got[i] != want[i] {
+		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("record %d: %+v\nwant %+v", i, got[i], want[i])
 		}
 	}

@@ -55,7 +55,7 @@ func TestCorpusMQSim(t *testing.T) {
 			if reads != c.reads {
 				t.Errorf("%d reads, want %d", reads, c.reads)
 			}
-			if recs[0] != c.first || recs[len(recs)-1] != c.last {
+			if !reflect.DeepEqual(recs[0], c.first) || !reflect.DeepEqual(recs[len(recs)-1], c.last) {
 				t.Errorf("first %+v last %+v\nwant  %+v last %+v", recs[0], recs[len(recs)-1], c.first, c.last)
 			}
 		})
@@ -80,7 +80,7 @@ func TestCorpusFtracePlain(t *testing.T) {
 		32: {Time: us(347516), PID: 10984, Process: "fio", Device: "7,0", Op: flush, Flags: sync, Line: 152, Plug: plugAlone},
 	}
 	for i, w := range want {
-		if recs[i] != w {
+		if !reflect.DeepEqual(recs[i], w) {
 			t.Errorf("record %d:\n got %+v\nwant %+v", i, recs[i], w)
 		}
 	}
@@ -132,7 +132,7 @@ func TestCorpusFtraceClassic(t *testing.T) {
 		16: {Time: ns(301012), PID: 11078, Process: "fio", Device: "7,0", Op: flush, Flags: sync, Line: 38, Plug: plugAlone},
 	}
 	for i, w := range want {
-		if recs[i] != w {
+		if !reflect.DeepEqual(recs[i], w) {
 			t.Errorf("record %d:\n got %+v\nwant %+v", i, recs[i], w)
 		}
 	}
@@ -163,7 +163,7 @@ func TestCorpusKernelMerges(t *testing.T) {
 			}
 			var merged []uint64
 			for i, q := range qs {
-				if q.Record != recs[i] {
+				if !reflect.DeepEqual(q.Record, recs[i]) {
 					t.Fatalf("Queued %d is %+v, record %+v", i, q.Record, recs[i])
 				}
 				if q.Merged() {
@@ -205,13 +205,13 @@ func TestCorpusIologV3(t *testing.T) {
 	if reads != 10 {
 		t.Errorf("%d reads, want 10", reads)
 	}
-	if want := (Record{Time: us(195), Device: "testfile", Op: rd, Sector: 0, Sectors: 8, Line: 4}); recs[0] != want {
+	if want := (Record{Time: us(195), Device: "testfile", Op: rd, Sector: 0, Sectors: 8, Line: 4}); !reflect.DeepEqual(recs[0], want) {
 		t.Errorf("first %+v, want %+v", recs[0], want)
 	}
-	if want := (Record{Time: us(697), Device: "testfile", Op: wr, Sector: 28672 / 512, Sectors: 8, Line: 7}); recs[3] != want {
+	if want := (Record{Time: us(697), Device: "testfile", Op: wr, Sector: 28672 / 512, Sectors: 8, Line: 7}); !reflect.DeepEqual(recs[3], want) {
 		t.Errorf("fourth %+v, want %+v", recs[3], want)
 	}
-	if want := (Record{Time: us(1884), Device: "testfile", Op: rd, Sector: 49152 / 512, Sectors: 8, Line: 19}); recs[15] != want {
+	if want := (Record{Time: us(1884), Device: "testfile", Op: rd, Sector: 49152 / 512, Sectors: 8, Line: 19}); !reflect.DeepEqual(recs[15], want) {
 		t.Errorf("last %+v, want %+v", recs[15], want)
 	}
 }

@@ -3,6 +3,7 @@ package iotrace
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -52,7 +53,7 @@ func TestOpenDetectsAndRereads(t *testing.T) {
 			}
 			last := recs[len(recs)-1]
 			last.Op, last.Flags, last.Device = 0, 0, ""
-			if last != tc.last {
+			if !reflect.DeepEqual(last, tc.last) {
 				t.Errorf("%s pass %d: last record %+v, want %+v", tc.path, pass, last, tc.last)
 			}
 		}

@@ -3,6 +3,7 @@ package iotrace
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -98,7 +99,7 @@ func fuzzBlk(t *testing.T, format Format, data []byte) {
 		t.Fatalf("%d Queued, %d records (events error %v)", len(qs), len(recs), err)
 	}
 	for i, q := range qs {
-		if q.Record != recs[i] {
+		if !reflect.DeepEqual(q.Record, recs[i]) {
 			t.Fatalf("Queued %d %+v, record %+v", i, q.Record, recs[i])
 		}
 		if q.Merged() && (q.MergeLine <= q.Line || q.Merge != 'M' && q.Merge != 'F') {

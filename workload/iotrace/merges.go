@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/internal/collect"
 )
 
 // Queued is one Q record of a blkparse or ftrace trace with what the kernel
@@ -63,8 +64,8 @@ func KernelMerges(events []Event) []Queued {
 			delete(pending, k)
 		}
 	}
-	for i, p := range eventPlugs(events) {
-		out[i].Plug = p
+	for i, r := range eventRecords(events) {
+		out[i].Plug, out[i].Splits = r.Plug, r.Splits
 	}
 	return out
 }
@@ -87,22 +88,29 @@ func ReadKernelMergesFile(path string, f Format) ([]Queued, error) {
 	return KernelMerges(evs), err
 }
 
-// ReadEventsFile reads every event of the blkparse or ftrace trace file at
-// path, in format f ("" to detect it); another format is an error naming
-// it. The events before a malformed line are returned with the error.
+// ReadEventsFile reads every event of the blkparse, ftrace or blktrace
+// binary trace file at path, in format f ("" to detect it); another
+// format is an error naming it. The events before a malformed line are returned with the error.
 func ReadEventsFile(path string, f Format) ([]Event, error) {
 	f, err := FileFormat(path, f)
 	if err != nil {
 		return nil, err
 	}
-	if f != FormatBlkparse && f != FormatFtrace {
-		return nil, fmt.Errorf("%s is a %s trace; only blkparse and ftrace traces carry the kernel's merges", path, f)
+	if f != FormatBlkparse && f != FormatFtrace && f != FormatBlktrace {
+		return nil, fmt.Errorf("%s is a %s trace; only blktrace, blkparse and ftrace traces carry the kernel's merges", path, f)
 	}
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
+	if f == FormatBlktrace {
+		names := BlktraceNames(fh)
+		if _, err := fh.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		return collect.All(NewBlktraceEventReader(fh, path, names).Next)
+	}
 	return ReadEvents(fh, path, f)
 }
 

@@ -1,6 +1,7 @@
 package iotrace
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -47,7 +48,7 @@ func TestKernelMerges(t *testing.T) {
 		t.Fatalf("%d records, %v", len(recs), err)
 	}
 	for i := range recs {
-		if recs[i] != qs[i].Record {
+		if !reflect.DeepEqual(recs[i], qs[i].Record) {
 			t.Errorf("record %d: %+v, Queued has %+v", i, recs[i], qs[i].Record)
 		}
 	}

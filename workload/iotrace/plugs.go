@@ -100,9 +100,9 @@ func newPlugReader(next func() (Event, error)) *plugReader {
 	return &plugReader{next: next, plugs: map[int]*openPlug{}}
 }
 
-// eventPlugs returns the Plug of each Q event of events, in order: what a
-// plugReader of the same trace gives its records.
-func eventPlugs(events []Event) []Plug {
+// eventRecords returns the record of each Q event of events, in order,
+// with its Plug and Splits: what a plugReader of the same trace gives.
+func eventRecords(events []Event) []Record {
 	i := 0
 	p := newPlugReader(func() (Event, error) {
 		if i == len(events) {
@@ -111,13 +111,13 @@ func eventPlugs(events []Event) []Plug {
 		i++
 		return events[i-1], nil
 	})
-	var out []Plug
+	var out []Record
 	for {
 		r, err := p.Next()
 		if err != nil {
 			return out
 		}
-		out = append(out, r.Plug)
+		out = append(out, r)
 	}
 }
 
@@ -200,6 +200,21 @@ func (p *plugReader) event(ev Event) {
 	case 'M', 'F', 'G':
 		if pl := p.plugs[ev.PID]; pl != nil {
 			pl.settled = true
+		}
+	case 'X':
+		// A piece split off the task's latest bio (Record.Splits): it
+		// starts where the pieces before it end, as the kernel cuts the
+		// front off the rest, and leaves some of the bio after it. The
+		// pieces after the first come after the G of the one before.
+		if pl := p.plugs[ev.PID]; pl != nil && pl.last >= p.first {
+			r := &p.at(pl.last).rec
+			var off uint64
+			for _, n := range r.Splits {
+				off += uint64(n)
+			}
+			if r.Op == ev.Op && ev.Sector == r.Sector+off && uint64(ev.Sectors) < uint64(r.Sectors)-off {
+				r.Splits = append(r.Splits, ev.Sectors)
+			}
 		}
 	case 'T':
 		p.mode = plugsShown

@@ -28,7 +28,7 @@ type Record struct {
 	// ftrace: the name in [..]); the host name for msr; "" otherwise.
 	Process string
 	// Device names what the I/O targets where the format says: "major,minor"
-	// for blkparse and ftrace, the file name for fio-iolog (offsets are
+	// for blkparse, ftrace and blktrace, the file name for fio-iolog (offsets are
 	// relative to that file); "" otherwise.
 	Device string
 	// Op is read, write, discard or flush.
@@ -49,6 +49,12 @@ type Record struct {
 	// blkparse and ftrace traces with P and U events (plugs.go). 0 for the
 	// other formats, and for traces without them.
 	Plug Plug
+	// Splits are where the kernel split the bio, where the trace shows it
+	// (the X events of blkparse and ftrace traces that show their plugs,
+	// plugs.go): each the length in sectors of a piece split off its
+	// front, in order; the rest after the last went on whole. nil when
+	// the kernel split nothing, or the trace does not say.
+	Splits []uint32
 }
 
 // Format names a trace format. The zero value "" means "detect it".
