@@ -50,16 +50,17 @@ type Null struct {
 	fire  func()          // n.fireNext, bound once
 
 	// On a real clock.
-	mu      sync.Mutex      // issued, closed, busy, spare; sends on signal
-	idle    *sync.Cond      // on mu: busy went false (Close waits for the drainer)
-	issued  []*blkq.Request // issued, not yet taken by a drainer
-	spare   []*blkq.Request // the last batch's array, for issued to reuse
-	busy    bool            // a goroutine is completing a batch (the drainer)
-	closed  bool
-	inline  atomic.Bool   // RunInline has been called: the queue calls it after each hold
-	nIssued atomic.Int32  // len(issued), for RunInline's check without mu
-	signal  chan struct{} // capacity 1: "issued is not empty"; closed by Close
-	stopped chan struct{} // closed when the completer has exited
+	mu       sync.Mutex      // issued, closed, busy, spare; sends on signal
+	idle     *sync.Cond      // on mu: busy went false (Close waits for the drainer)
+	issued   []*blkq.Request // issued, not yet taken by a drainer
+	spare    []*blkq.Request // the last batch's array, for issued to reuse
+	busy     bool            // a goroutine is completing a batch (the drainer)
+	draining atomic.Bool     // busy, for RunInline's check without mu
+	closed   bool
+	inline   atomic.Bool   // RunInline has been called: the queue calls it after each hold
+	nIssued  atomic.Int32  // len(issued), for RunInline's check without mu
+	signal   chan struct{} // capacity 1: "issued is not empty"; closed by Close
+	stopped  chan struct{} // closed when the completer has exited
 }
 
 // inlineRounds is the most lists one RunInline completes before it hands
@@ -111,8 +112,8 @@ func (n *Null) RunInline() {
 	if !n.inline.Load() {
 		n.inline.Store(true)
 	}
-	if n.nIssued.Load() == 0 {
-		return
+	if n.nIssued.Load() == 0 || n.draining.Load() {
+		return // nothing to do, or the drainer will do it
 	}
 	n.drain(inlineRounds, false)
 }
@@ -131,6 +132,7 @@ func (n *Null) drain(rounds int, wait bool) {
 		n.idle.Wait()
 	}
 	n.busy = true
+	n.draining.Store(true)
 	for round := 0; len(n.issued) > 0; round++ {
 		if rounds > 0 && round == rounds && !n.closed {
 			// (Once closed, the completer waits for this drainer and
@@ -155,6 +157,7 @@ func (n *Null) drain(rounds int, wait bool) {
 		}
 	}
 	n.busy = false
+	n.draining.Store(false)
 	if n.closed {
 		n.idle.Broadcast()
 	}
