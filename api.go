@@ -56,7 +56,7 @@ func (q *Queue) Submit(ctx context.Context, b *Bio) error {
 		t = NewGoroutineTask("submit")
 	}
 	if err := ctx.Err(); err != nil {
-		b.task, b.next = t, nil
+		b.task, b.next, b.Ended = t, nil, 0
 		if b.EndIO != nil {
 			b.EndIO(b, err)
 		}

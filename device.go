@@ -33,7 +33,8 @@ type Device interface {
 // held it. RunInline serves the request set aside, if any (whichever
 // goroutine calls it first does), and calls complete for it before it
 // returns; it is called with no queue lock held. An optional method,
-// found by type assertion (package device's File has it).
+// found by type assertion (package device's File has it, and its Null on
+// a real clock, which completes every request this way).
 type inlineDevice interface {
 	RunInline()
 }

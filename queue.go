@@ -176,9 +176,12 @@ type Queue struct {
 	dispatch rqList     // issued before the elevator's: the flush request (hctx->dispatch)
 
 	// The time of this lock hold (now): read from clk at most once per
-	// hold, on first use, and forgotten when the lock is taken again.
+	// hold, on first use, or a submitter's (Bio.Start), and forgotten
+	// when the lock is taken again. lastNow is the latest time a hold has
+	// used, below which a submitter's is not taken.
 	nowTime  Time
 	nowValid bool
+	lastNow  Time
 }
 
 // deferred is a callback to run outside the lock: a bio's end_io or a
@@ -286,8 +289,18 @@ func (q *Queue) lock() {
 func (q *Queue) now() Time {
 	if !q.nowValid {
 		q.nowTime, q.nowValid = q.clk.Now(), true
+		q.lastNow = max(q.lastNow, q.nowTime)
 	}
 	return q.nowTime
+}
+
+// startAt makes t the time of the current hold if the hold has no time
+// yet and t is not before the latest time the queue has used (Bio.Start).
+// Call it only under the lock.
+func (q *Queue) startAt(t Time) {
+	if t != 0 && !q.nowValid && t >= q.lastNow {
+		q.nowTime, q.nowValid, q.lastNow = t, true, t
+	}
 }
 
 // release releases the queue lock.
@@ -340,6 +353,10 @@ func (q *Queue) unlock() {
 
 func (q *Queue) endBio(b *Bio, err error) {
 	b.next = nil
+	b.Ended = 0
+	if q.nowValid {
+		b.Ended = q.nowTime
+	}
 	q.pending = append(q.pending, deferred{bio: b, err: err})
 }
 
@@ -393,6 +410,7 @@ func (q *Queue) emit(e *Event) {
 // Either way b ends exactly once through b.EndIO.
 func (q *Queue) Enqueue(t *Task, b *Bio) bool {
 	q.lock()
+	q.startAt(b.Start)
 	ok := q.submitLocked(t, b)
 	q.unlock()
 	return ok

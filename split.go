@@ -197,6 +197,7 @@ func pieceDone(p *Bio, err error) {
 	err = s.err
 	s.mu.Unlock()
 	if w := s.whole; w.EndIO != nil {
+		w.Ended = p.Ended // (the last piece to end)
 		w.EndIO(w, err)
 	}
 }

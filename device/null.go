@@ -2,6 +2,7 @@ package device
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/blkq-dev/blkq"
 	"github.com/blkq-dev/blkq/internal/qlimits"
@@ -16,12 +17,27 @@ type poster interface{ Post(f func()) }
 //
 // On a simulated clock (one with a Post method, such as *sim.Loop) each
 // request completes on the loop at the time it was issued, in issue order.
-// On any other clock one completer goroutine completes them, in issue
-// order: Issue appends the request to a list and wakes the completer if
-// the list was empty, and the completer takes the whole list each time it
-// runs. Under load it thus completes a batch per wake-up (as null_blk's
-// softirq completes what has accumulated), and an I/O costs no channel
-// operation and no goroutine of its own, only its share of one wake-up.
+//
+// On any other clock a request completes on the goroutine that issued it,
+// once that goroutine has let go of the queue lock, as null_blk's
+// completion runs on the CPU that submitted (its default, softirq mode,
+// raises the softirq there): Issue appends the request to a list, and the
+// queue's call of RunInline after the hold (blkq's device.go) completes
+// what the list holds. A synchronous submitter waits for its I/O anyway,
+// so completing it on its own goroutine costs it nothing and saves the
+// hand-off to a device goroutine and the wake-up back, which cost more
+// than the request layer's work. One goroutine completes at a time (the
+// drainer), in issue order: a RunInline that finds another at work leaves
+// its requests to it, and a completion that issues the next request (a
+// completion dispatches what waits in the elevator) appends it for the
+// drainer's next round instead of completing it nested inside the first.
+// A drainer takes at most inlineRounds lists before it hands what is left
+// to the completer goroutine, so that a submitter is not kept completing
+// other goroutines' I/O for ever while they keep issuing.
+//
+// Until the first call of RunInline (a Null behind a wrapper that does
+// not pass the method on) the completer goroutine completes everything,
+// woken by Issue when the list was empty, a batch per wake-up.
 type Null struct {
 	capacity uint64
 	depth    int
@@ -34,17 +50,29 @@ type Null struct {
 	fire  func()          // n.fireNext, bound once
 
 	// On a real clock.
-	mu      sync.Mutex      // issued, closed, sends on signal
-	issued  []*blkq.Request // issued, not yet taken by the completer
-	closed  bool
-	signal  chan struct{} // capacity 1: "issued is not empty"; closed by Close
-	stopped chan struct{} // closed when the completer has exited
+	mu       sync.Mutex      // issued, closed, busy, spare; sends on signal
+	idle     *sync.Cond      // on mu: busy went false (Close waits for the drainer)
+	issued   []*blkq.Request // issued, not yet taken by a drainer
+	spare    []*blkq.Request // the last batch's array, for issued to reuse
+	busy     bool            // a goroutine is completing a batch (the drainer)
+	draining atomic.Bool     // busy, for RunInline's check without mu
+	closed   bool
+	inline   atomic.Bool   // RunInline has been called: the queue calls it after each hold
+	nIssued  atomic.Int32  // len(issued), for RunInline's check without mu
+	signal   chan struct{} // capacity 1: "issued is not empty"; closed by Close
+	stopped  chan struct{} // closed when the completer has exited
 }
+
+// inlineRounds is the most lists one RunInline completes before it hands
+// the rest to the completer goroutine: a bound on the other goroutines'
+// I/O a submitter completes before its own call returns (blkq's choice;
+// NAPI's poll has a budget for the same reason).
+const inlineRounds = 8
 
 // NewNull returns a null device of capacity 512-byte sectors that accepts
 // depth requests at once (depth < 1 counts as 1) and completes them on clk:
-// through clk's Post method if it has one, otherwise on a goroutine of its
-// own.
+// through clk's Post method if it has one, otherwise on the goroutine that
+// issued them (see Null).
 func NewNull(clk blkq.Clock, capacity uint64, depth int) *Null {
 	n := &Null{capacity: capacity, depth: max(depth, 1)}
 	if p, ok := clk.(poster); ok {
@@ -52,33 +80,88 @@ func NewNull(clk blkq.Clock, capacity uint64, depth int) *Null {
 		n.fire = n.fireNext
 		return n
 	}
+	n.idle = sync.NewCond(&n.mu)
 	n.signal = make(chan struct{}, 1)
 	n.stopped = make(chan struct{})
 	go n.completer()
 	return n
 }
 
-// completer completes the issued requests, a batch at a time, until Close
-// has closed the signal and the last batch is done. It keeps the array of
-// its last batch for Issue to fill next.
+// completer completes what Issue signals it for (before the first
+// RunInline) and what a drainer hands it, until Close has closed the
+// signal; then it waits for any drainer and completes what is left.
 func (n *Null) completer() {
 	defer close(n.stopped)
-	var spare []*blkq.Request
 	for {
 		_, open := <-n.signal
-		n.mu.Lock()
+		n.drain(0, !open)
+		if !open {
+			return // closed: nothing is issued after Close
+		}
+	}
+}
+
+// RunInline completes the requests issued so far, unless another
+// goroutine is completing (it will take them): the optional device
+// method the queue calls after each hold of its lock, with no lock held
+// (blkq's device.go).
+func (n *Null) RunInline() {
+	if n.loop != nil {
+		return
+	}
+	if !n.inline.Load() {
+		n.inline.Store(true)
+	}
+	if n.nIssued.Load() == 0 || n.draining.Load() {
+		return // nothing to do, or the drainer will do it
+	}
+	n.drain(inlineRounds, false)
+}
+
+// drain completes the issued requests a list at a time, as the one
+// drainer: it returns at once if another goroutine is one, unless wait,
+// when it waits for that one to finish first (Close). With rounds > 0 it
+// takes at most that many lists and signals the completer for the rest.
+func (n *Null) drain(rounds int, wait bool) {
+	n.mu.Lock()
+	for n.busy {
+		if !wait {
+			n.mu.Unlock()
+			return
+		}
+		n.idle.Wait()
+	}
+	n.busy = true
+	n.draining.Store(true)
+	for round := 0; len(n.issued) > 0; round++ {
+		if rounds > 0 && round == rounds && !n.closed {
+			// (Once closed, the completer waits for this drainer and
+			// the signal is closed: the drainer finishes the list.)
+			select {
+			case n.signal <- struct{}{}:
+			default: // a wake-up is pending
+			}
+			break // the rest is the completer's
+		}
 		batch := n.issued
-		n.issued = spare[:0]
+		n.issued, n.spare = n.spare[:0], nil
+		n.nIssued.Store(0)
 		n.mu.Unlock()
 		for i, rq := range batch {
 			n.complete(rq, nil)
 			batch[i] = nil
 		}
-		spare = batch
-		if !open {
-			return // closed: nothing is issued after Close
+		n.mu.Lock()
+		if n.spare == nil {
+			n.spare = batch[:0]
 		}
 	}
+	n.busy = false
+	n.draining.Store(false)
+	if n.closed {
+		n.idle.Broadcast()
+	}
+	n.mu.Unlock()
 }
 
 // Name returns "null".
@@ -93,8 +176,8 @@ func (n *Null) Depth() int { return n.depth }
 // Attach sets the function called for each completed request.
 func (n *Null) Attach(complete func(rq *blkq.Request, err error)) { n.complete = complete }
 
-// Issue accepts rq; it completes later, on the loop or the completer. On
-// a real clock Issue never blocks.
+// Issue accepts rq; it completes later, on the loop, in RunInline or on
+// the completer. On a real clock Issue never blocks.
 func (n *Null) Issue(rq *blkq.Request) {
 	if n.loop != nil {
 		n.fifo = append(n.fifo, rq)
@@ -108,7 +191,8 @@ func (n *Null) Issue(rq *blkq.Request) {
 		return
 	}
 	n.issued = append(n.issued, rq)
-	if len(n.issued) == 1 {
+	n.nIssued.Store(int32(len(n.issued)))
+	if len(n.issued) == 1 && !n.inline.Load() {
 		select {
 		case n.signal <- struct{}{}:
 		default: // a wake-up is pending: the completer will see rq

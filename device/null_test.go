@@ -151,3 +151,131 @@ func BenchmarkNullLoop(b *testing.B) {
 	n.Issue(&blkq.Request{})
 	l.Run()
 }
+
+// TestNullInline: once its queue calls RunInline, a real-clock Null
+// completes a request on the goroutine that issued it, before RunInline
+// returns; a completion that issues the next request (as the queue's
+// does, dispatching what waits) and calls RunInline does not complete it
+// nested inside itself but in the drainer's next round; after
+// inlineRounds rounds the completer goroutine takes the rest, and every
+// request completes once, in issue order.
+func TestNullInline(t *testing.T) {
+	n := NewNull(blkq.NewRealClock(), 100, 4)
+	var issueMu sync.Mutex // the queue lock
+	issue := func(rq *blkq.Request) {
+		issueMu.Lock()
+		n.Issue(rq)
+		issueMu.Unlock()
+		n.RunInline()
+	}
+	// The first RunInline tells the device that its queue calls it.
+	n.Attach(func(*blkq.Request, error) {})
+	n.RunInline()
+
+	const chain = 3 * inlineRounds
+	var (
+		mu     sync.Mutex
+		order  []uint64
+		on     []string // the goroutine of each completion
+		depth  int
+		deeper bool
+		all    sync.WaitGroup
+	)
+	all.Add(1 + chain)
+	n.Attach(func(rq *blkq.Request, err error) {
+		mu.Lock()
+		depth++
+		deeper = deeper || depth > 1
+		order = append(order, rq.Sector)
+		on = append(on, goid())
+		mu.Unlock()
+		if err != nil {
+			t.Error(err)
+		}
+		if rq.Sector > 0 && rq.Sector < chain {
+			issue(&blkq.Request{Sector: rq.Sector + 1}) // the next, from inside this completion
+		}
+		mu.Lock()
+		depth--
+		mu.Unlock()
+		all.Done()
+	})
+	me := goid()
+	issue(&blkq.Request{Sector: 0})
+	mu.Lock()
+	if len(order) != 1 || order[0] != 0 || on[0] != me {
+		t.Fatalf("after RunInline: completed %v, want [0] (inline, before it returned)", order)
+	}
+	mu.Unlock()
+
+	issue(&blkq.Request{Sector: 1}) // a chain, each issued by the last's completion
+	all.Wait()
+	if deeper {
+		t.Error("a completion ran nested inside another")
+	}
+	for i, s := range order {
+		if s != uint64(i) {
+			t.Fatalf("completion order %v, want issue order", order)
+		}
+	}
+	for i, g := range on[1:] {
+		if inlined := g == me; inlined != (i < inlineRounds) {
+			t.Errorf("request %d completed on the issuer: %v; want the issuer's RunInline to complete the first %d (its budget), the completer the rest", i+1, inlined, inlineRounds)
+		}
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNullInlineConcurrent: submitters on several goroutines, each
+// issuing under the queue lock and calling RunInline after it, get every
+// request completed exactly once, with Close waiting for the drainer.
+func TestNullInlineConcurrent(t *testing.T) {
+	const submitters, each = 8, 2000
+	n := NewNull(blkq.NewRealClock(), 100, 32)
+	var issueMu sync.Mutex
+	var seenMu sync.Mutex
+	seen := map[*blkq.Request]int{}
+	var dones [submitters]chan struct{} // by the request's Sector
+	for g := range dones {
+		dones[g] = make(chan struct{}, 1)
+	}
+	n.Attach(func(rq *blkq.Request, err error) {
+		if err != nil {
+			t.Error(err)
+		}
+		seenMu.Lock()
+		seen[rq]++
+		seenMu.Unlock()
+		dones[rq.Sector] <- struct{}{}
+	})
+	var wg sync.WaitGroup
+	for g := range submitters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			done := dones[g]
+			for range each {
+				rq := &blkq.Request{Sector: uint64(g)}
+				issueMu.Lock()
+				n.Issue(rq)
+				issueMu.Unlock()
+				n.RunInline()
+				<-done
+			}
+		}()
+	}
+	wg.Wait()
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != submitters*each {
+		t.Fatalf("%d distinct completions, want %d", len(seen), submitters*each)
+	}
+	for _, c := range seen {
+		if c != 1 {
+			t.Fatal("a request completed twice")
+		}
+	}
+}

@@ -348,7 +348,7 @@ func (j *job) completed(u *ioUnit, err error) {
 		if !u.sync {
 			j.st.completeBatch(j.rampOver(), 1)
 		}
-		j.done(u, err)
+		j.done(u, err, j.reapTime())
 		j.pump()
 		return
 	}
@@ -408,9 +408,10 @@ func (j *job) reap() {
 	a.waitMin = 0
 	batch := a.events[a.evHead : a.evHead+n]
 	a.evHead += n
+	now := j.reapTime()
 	for i, u := range batch {
 		batch[i] = nil
-		j.done(u, u.err)
+		j.done(u, u.err, now)
 	}
 	if a.evHead == len(a.events) {
 		a.events, a.evHead = a.events[:0], 0

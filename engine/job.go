@@ -72,6 +72,17 @@ type job struct {
 	// endsOnExec: its bios complete on the executor, so endIO hands a
 	// completion to the job at once, without posting it (setPath).
 	endsOnExec bool
+	// shareClock: endsOnExec on the real clock (the null device), where
+	// the queue's holds and the job share clock readings instead of
+	// reading their own (a read is a tenth of such an I/O's cost): the
+	// queue's submission hold takes a sync engine's start of the I/O
+	// (Bio.Start), and a reap on the stack of a completion takes the
+	// completion's time (Bio.Ended, kept in endedAt). Off in simulation,
+	// where a read costs nothing and the loop's time is the only one.
+	shareClock bool
+	// endedAt is the time of the completion whose endIO is on the stack
+	// (shareClock), for the reap it causes; 0 once that reap has taken it.
+	endedAt blkq.Time
 
 	inflight            int // units taken and not yet reaped (fio's cur_depth)
 	start, end, rampEnd blkq.Time
@@ -177,6 +188,7 @@ func (j *job) begin() {
 	j.state.begin()
 	j.start = j.now()
 	j.rampEnd = j.start + blkq.Time(j.spec.RampTime)
+	j.st.latFromClat = j.shareClock && j.syncIO
 	j.st.begin(j.start, j.rampEnd)
 	if rt := j.runtime(); rt > 0 {
 		// fio: ramp_time runs before runtime starts counting.
@@ -260,8 +272,13 @@ func endIO(b *blkq.Bio, err error) {
 		d.bufs.put(b.Buf) // the data has moved: free the buffer now (bufpool.go)
 		b.Buf = nil
 	}
-	if u.j.endsOnExec {
-		u.j.completed(u, err) // already on the executor
+	if j := u.j; j.endsOnExec {
+		prev := j.endedAt
+		if j.shareClock {
+			j.endedAt = b.Ended
+		}
+		j.completed(u, err) // already on the executor
+		j.endedAt = prev
 		return
 	}
 	u.err = err
@@ -452,6 +469,12 @@ func (j *job) issue(io nextIO) {
 func (j *job) enqueue(u *ioUnit) bool {
 	s := u.sub
 	j.plugBefore(s, u.rec)
+	u.bio.Start = 0
+	if j.shareClock && j.syncIO && !u.sync {
+		// The submission's hold takes the I/O's start, read in prepare
+		// just before (a sync engine submits at once): one read less.
+		u.bio.Start = u.start
+	}
 	if !j.r.q.Enqueue(s.task, &u.bio) {
 		s.asleep = true
 		s.parked = u
@@ -593,10 +616,21 @@ func (j *job) wake(s *submitter, resume func() bool) {
 	})
 }
 
-// done accounts a reaped unit (fio's io_completed), at the time it is
-// reaped; the caller goes on with the job (reap, completed).
-func (j *job) done(u *ioUnit, err error) {
-	now := j.now()
+// reapTime is the time of a reap: the time of the completion on whose
+// stack it runs, where the job shares the queue's reading (shareClock),
+// else the clock's. A reap's units share it, as fio's reap reads the
+// time once for what it takes (io_u.c ios_completed).
+func (j *job) reapTime() blkq.Time {
+	if t := j.endedAt; t != 0 {
+		j.endedAt = 0
+		return t
+	}
+	return j.now()
+}
+
+// done accounts a reaped unit (fio's io_completed) at now, the time it is
+// reaped (reapTime); the caller goes on with the job (reap, completed).
+func (j *job) done(u *ioUnit, err error, now blkq.Time) {
 	j.inflight--
 	j.ended++
 	j.overlapReaped(u)

@@ -37,6 +37,7 @@ func (j *job) setPath(p ioPath) {
 	j.path = p
 	_, direct := p.(directPath)
 	j.endsOnExec = j.r.simulated || j.r.nullDevice && direct
+	j.shareClock = j.endsOnExec && !j.r.simulated
 }
 
 // buffered reports whether a job's I/O goes through the page cache:

@@ -21,6 +21,7 @@ func (r *runner) report(end blkq.Time) *report.Run {
 	}
 	for _, j := range r.jobs {
 		js := j.st.js
+		j.st.fillLat()
 		j.src.describe(js)
 		js.Elapsed = elapsedSecs(end)
 		js.Percentiles = percentileOptions(j.spec.Stats)
