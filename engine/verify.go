@@ -54,7 +54,8 @@ type verifier struct {
 
 	seed      uint64 // xorshift state for the blocks' seeds
 	numberio  uint16 // writes issued so far
-	history   []*vpiece
+	history   []*vpiece // completed writes to read back: history[head:], in order
+	head      int
 	byOffset  map[int64]*vpiece // the latest completed write of each offset
 	inFlight  int               // writes of the job in flight
 	since     int               // writes completed since the last backlog batch
@@ -210,8 +211,23 @@ func (v *verifier) written(u *ioUnit) {
 		return
 	}
 	v.byOffset[p.off] = p
-	v.history = append(v.history, p)
+	v.push(p)
 	v.since++
+}
+
+// push appends p to the history to read back. The history is a queue in
+// one array: take moves head on, and the array is reused from its start
+// once it empties (with verify_backlog it empties every batch), or its
+// live part moved down when it is full and at least half taken, so that
+// neither a slice re-made at every append nor an array that only grows
+// costs anything per write.
+func (v *verifier) push(p *vpiece) {
+	if len(v.history) == cap(v.history) && v.head > 0 && v.head >= len(v.history)/2 {
+		n := copy(v.history, v.history[v.head:])
+		clear(v.history[n:])
+		v.history, v.head = v.history[:n], 0
+	}
+	v.history = append(v.history, p)
 }
 
 // writeEnded notes that one of the job's writes is no longer in flight.
@@ -223,10 +239,12 @@ func (v *verifier) writeEnded(u *ioUnit) {
 
 // take returns the next block to read back, or nil.
 func (v *verifier) take() *vpiece {
-	for len(v.history) > 0 {
-		p := v.history[0]
-		v.history[0] = nil
-		v.history = v.history[1:]
+	for v.head < len(v.history) {
+		p := v.history[v.head]
+		v.history[v.head] = nil
+		if v.head++; v.head == len(v.history) {
+			v.history, v.head = v.history[:0], 0
+		}
 		if p.dead {
 			continue
 		}
@@ -238,7 +256,7 @@ func (v *verifier) take() *vpiece {
 
 // pending reports whether blocks remain to read back after the writes.
 func (v *verifier) pending() bool {
-	return v.writes && v.j.spec.Verification.DoVerify && (len(v.history) > 0 || v.inFlight > 0)
+	return v.writes && v.j.spec.Verification.DoVerify && (len(v.history) > v.head || v.inFlight > 0)
 }
 
 // fill writes block p of buf in fio's verify format.
@@ -537,7 +555,7 @@ func (v *verifier) read(p *vpiece) (nextIO, srcStatus) {
 	if s := v.loaded; s != nil {
 		f, off := v.j.fileOf(p.off)
 		if s.shouldStop(v.readsDone, uint64(f), uint64(off)) {
-			v.stopped, v.history = true, nil
+			v.stopped, v.history, v.head = true, nil, 0
 			clear(v.byOffset)
 			return nextIO{}, srcEnd
 		}
@@ -570,7 +588,7 @@ func (s *verifySource) dryRun() {
 			old.dead = true
 		}
 		v.byOffset[p.off] = p
-		v.history = append(v.history, p)
+		v.push(p)
 	}
 	j.issued = limit
 	v.final = true
