@@ -52,8 +52,8 @@ type verifier struct {
 	fatal      bool
 	dump       bool // verify_dump: bad intervals go to files in the working directory, as fio's
 
-	seed      uint64 // xorshift state for the blocks' seeds
-	numberio  uint16 // writes issued so far
+	seed      uint64    // xorshift state for the blocks' seeds
+	numberio  uint16    // writes issued so far
 	history   []*vpiece // completed writes to read back: history[head:], in order
 	head      int
 	byOffset  map[int64]*vpiece // the latest completed write of each offset
