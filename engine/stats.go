@@ -62,7 +62,8 @@ type statsOff struct{ lat, clat, slat, bw bool }
 func newJobStats(js *report.JobStats) *jobStats {
 	for d := report.DirRead; d < report.NumDirs; d++ {
 		ds := js.Dir(d)
-		ds.Slat, ds.Clat, ds.Lat = report.NewLatency(), report.NewLatency(), report.NewLatency()
+		ds.Slat, ds.Clat = report.NewLatency(), report.NewLatency()
+		ds.Lat = ds.Clat // twinned until a lat differs from its clat: see record
 	}
 	s := &jobStats{js: js, waitLat: report.NewLatency(), mode: [3]bool{true, true, true}}
 	js.Blkq = &report.BlkqJobStats{WaitLat: s.waitLat}
@@ -121,13 +122,31 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	bwClat := clat
 	if s.off.clat {
 		clat = -1
-	} else {
-		ds.Clat.Record(clat)
 	}
 	if s.off.lat {
 		lat = -1
-	} else {
-		ds.Lat.Record(lat)
+	}
+	// A sync engine's clat is its lat (both run from the I/O's start), so
+	// one Latency stands for both (ds.Lat == ds.Clat, as newJobStats
+	// makes them) while every lat recorded equalled its clat: one record
+	// into one pair of histograms per I/O instead of two. The first that
+	// differs (an async engine's first I/O, or a job that keeps one and
+	// not the other) gives Lat a copy of its own.
+	switch {
+	case ds.Lat == ds.Clat && clat == lat:
+		if clat >= 0 {
+			ds.Clat.Record(clat)
+		}
+	default:
+		if ds.Lat == ds.Clat {
+			ds.Lat = ds.Clat.Clone()
+		}
+		if clat >= 0 {
+			ds.Clat.Record(clat)
+		}
+		if lat >= 0 {
+			ds.Lat.Record(lat)
+		}
 	}
 	if ds.Prios != nil {
 		v := clat
@@ -290,7 +309,8 @@ func (s *jobStats) completeBatch(over bool, n int) {
 // runtime's start. Its logs and its blkq lines go on.
 func (s *jobStats) reset(now blkq.Time) {
 	for d := report.DirRead; d < report.NumDirs; d++ {
-		*s.js.Dir(d) = report.DirStats{Slat: report.NewLatency(), Clat: report.NewLatency(), Lat: report.NewLatency()}
+		clat := report.NewLatency()
+		*s.js.Dir(d) = report.DirStats{Slat: report.NewLatency(), Clat: clat, Lat: clat} // twinned, as in newJobStats
 	}
 	s.js.SyncOps = nil
 	s.js.IODepthHist, s.js.SubmitHist, s.js.CompleteHist = [report.NumDepthBuckets]uint64{}, [report.NumDepthBuckets]uint64{}, [report.NumDepthBuckets]uint64{}
