@@ -65,6 +65,7 @@ type verifier struct {
 	loopAt    int64             // bytes issued at which the current loop ends (loops > 1: fio verifies each loop)
 	perLoop   int64
 	handoff   *vpiece // the verify read next() chose, for prepare
+	spare     []*vpiece // pieces done with (read back, or overwritten), for newPiece
 
 	wlog      *writeLog    // verify_state_save: the writes, for the state file (verifystate.go)
 	loaded    *verifyState // verify_state_load: the write job's state
@@ -189,15 +190,38 @@ func (v *verifier) prepare(u *ioUnit, io nextIO) {
 	case v.handoff != nil:
 		u.vp, v.handoff = v.handoff, nil
 	case io.op == blkq.OpWrite:
-		u.vp = &vpiece{off: io.offset, length: io.length, seed: v.nextSeed(), numberio: v.numberio}
+		u.vp = v.newPiece()
+		*u.vp = vpiece{off: io.offset, length: io.length, seed: v.nextSeed(), numberio: v.numberio}
 		v.numberio++
 		v.inFlight++
 		if v.wlog != nil {
 			v.wlog.issued++
 		}
 	case io.op == blkq.OpRead && !v.mixed:
-		u.vp = &vpiece{off: io.offset, length: io.length}
+		u.vp = v.newPiece()
+		*u.vp = vpiece{off: io.offset, length: io.length}
 	}
+}
+
+// newPiece returns a piece to fill in: one done with, or a new one. A
+// verify job makes one per write, which was its one allocation per I/O;
+// a piece is done with once its verify read has completed (verifyDone)
+// or take skipped it as overwritten, the two places nothing else can
+// still reach it.
+func (v *verifier) newPiece() *vpiece {
+	if n := len(v.spare); n > 0 {
+		p := v.spare[n-1]
+		v.spare[n-1] = nil
+		v.spare = v.spare[:n-1]
+		return p
+	}
+	return new(vpiece)
+}
+
+// donePiece takes p back for newPiece.
+func (v *verifier) donePiece(p *vpiece) {
+	*p = vpiece{}
+	v.spare = append(v.spare, p)
 }
 
 // written records u's completed write for reading back.
@@ -246,6 +270,7 @@ func (v *verifier) take() *vpiece {
 			v.history, v.head = v.history[:0], 0
 		}
 		if p.dead {
+			v.donePiece(p) // (the overwrite took its place in byOffset)
 			continue
 		}
 		delete(v.byOffset, p.off)
@@ -639,6 +664,8 @@ func (j *job) verifyDone(u *ioUnit, err error) {
 		return
 	}
 	v.readsDone++
+	v.donePiece(u.vp) // read back and checked (checkRead, before this)
+	u.vp = nil
 	f := u.verr
 	u.verr = nil
 	if f == nil || err != nil {
