@@ -409,7 +409,10 @@ type allocSleeps struct {
 
 // trace counts an S, W, G or C event e into b.
 func (a *allocSleeps) trace(e *blkq.Event, b *report.BlkqJobStats) {
-	_, slept := a.asleep[e.Bio]
+	slept := false
+	if len(a.asleep) > 0 { // (no bio asleep, the common case: no lookup per G and C)
+		_, slept = a.asleep[e.Bio]
+	}
 	switch e.Action {
 	case 'W':
 		b.Wakeups++
