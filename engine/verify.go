@@ -64,7 +64,7 @@ type verifier struct {
 	verifying bool              // in a verify phase: the job's writes were reaped, its reads go on
 	loopAt    int64             // bytes issued at which the current loop ends (loops > 1: fio verifies each loop)
 	perLoop   int64
-	handoff   *vpiece // the verify read next() chose, for prepare
+	handoff   *vpiece   // the verify read next() chose, for prepare
 	spare     []*vpiece // pieces done with (read back, or overwritten), for newPiece
 
 	wlog      *writeLog    // verify_state_save: the writes, for the state file (verifystate.go)
