@@ -188,7 +188,6 @@ func (j *job) begin() {
 	j.state.begin()
 	j.start = j.now()
 	j.rampEnd = j.start + blkq.Time(j.spec.RampTime)
-	j.st.latFromClat = j.shareClock && j.syncIO
 	j.st.begin(j.start, j.rampEnd)
 	if rt := j.runtime(); rt > 0 {
 		// fio: ramp_time runs before runtime starts counting.

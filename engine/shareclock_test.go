@@ -9,7 +9,7 @@ import (
 
 // TestNullSyncLatIsClat: a null-engine job at iodepth=1 on the null
 // device is a sync engine, whose lat is its clat I/O for I/O; the job
-// keeps only clat and reports lat as its copy (jobStats.fillLat), so the
+// records one histogram for both (jobStats.record's twinning), so the
 // two agree in every figure, and lat is there at all.
 func TestNullSyncLatIsClat(t *testing.T) {
 	res := runJobs(t, "[n]\nioengine=null\nrw=randread\nbs=4k\nsize=16m\nnumber_ios=2000\n", Options{Device: "null"})

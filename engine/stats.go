@@ -46,25 +46,17 @@ type jobStats struct {
 	// flushIsSync counts completed flushes as fsyncs, not writes: a
 	// read_iolog job's (iologreplay.go).
 	flushIsSync bool
-	// latFromClat: a sync engine's lat is its clat, I/O for I/O (no
-	// slat), so record keeps only clat and the report's lat is made from
-	// it (fillLat) where the report is read: one histogram update less
-	// per I/O, a tenth of a null-device I/O's statistics. Set for jobs
-	// that share the clock with the queue (job.shareClock), whose I/O
-	// costs little enough for it to matter.
-	latFromClat bool
 }
 
-// fillLat makes each direction's lat a copy of its clat when the job
-// keeps only clat (latFromClat); called where the report is read.
-func (s *jobStats) fillLat() {
-	if !s.latFromClat || s.off.lat || s.off.clat {
-		return
-	}
+// untwin gives each direction's Lat a Latency of its own where it still
+// shares its Clat's (record's twinning), called where the report is read:
+// whatever merges or prints the report sees two figures, as it always
+// did.
+func (s *jobStats) untwin() {
 	for d := report.DirRead; d < report.NumDirs; d++ {
-		ds := s.js.Dir(d)
-		ds.Lat = report.NewLatency()
-		ds.Lat.Merge(ds.Clat)
+		if ds := s.js.Dir(d); ds.Lat == ds.Clat && ds.Lat != nil {
+			ds.Lat = ds.Clat.Clone()
+		}
 	}
 }
 
@@ -82,7 +74,8 @@ type statsOff struct{ lat, clat, slat, bw bool }
 func newJobStats(js *report.JobStats) *jobStats {
 	for d := report.DirRead; d < report.NumDirs; d++ {
 		ds := js.Dir(d)
-		ds.Slat, ds.Clat, ds.Lat = report.NewLatency(), report.NewLatency(), report.NewLatency()
+		ds.Slat, ds.Clat = report.NewLatency(), report.NewLatency()
+		ds.Lat = ds.Clat // twinned until a lat differs from its clat: see record
 	}
 	s := &jobStats{js: js, waitLat: report.NewLatency(), mode: [3]bool{true, true, true}}
 	js.Blkq = &report.BlkqJobStats{WaitLat: s.waitLat}
@@ -141,16 +134,31 @@ func (s *jobStats) record(u *ioUnit, now blkq.Time) {
 	bwClat := clat
 	if s.off.clat {
 		clat = -1
-	} else {
-		ds.Clat.Record(clat)
 	}
-	switch {
-	case s.off.lat:
+	if s.off.lat {
 		lat = -1
-	case s.latFromClat && !s.off.clat && u.j != nil && u.j.syncIO:
-		// (fillLat copies clat)
+	}
+	// A sync engine's clat is its lat (both run from the I/O's start), so
+	// one Latency stands for both (ds.Lat == ds.Clat, as newJobStats
+	// makes them) while every lat recorded equalled its clat: one record
+	// into one pair of histograms per I/O instead of two. The first that
+	// differs (an async engine's first I/O, or a job that keeps one and
+	// not the other) gives Lat a copy of its own.
+	switch {
+	case ds.Lat == ds.Clat && clat == lat:
+		if clat >= 0 {
+			ds.Clat.Record(clat)
+		}
 	default:
-		ds.Lat.Record(lat)
+		if ds.Lat == ds.Clat {
+			ds.Lat = ds.Clat.Clone()
+		}
+		if clat >= 0 {
+			ds.Clat.Record(clat)
+		}
+		if lat >= 0 {
+			ds.Lat.Record(lat)
+		}
 	}
 	if ds.Prios != nil {
 		v := clat
@@ -313,7 +321,8 @@ func (s *jobStats) completeBatch(over bool, n int) {
 // runtime's start. Its logs and its blkq lines go on.
 func (s *jobStats) reset(now blkq.Time) {
 	for d := report.DirRead; d < report.NumDirs; d++ {
-		*s.js.Dir(d) = report.DirStats{Slat: report.NewLatency(), Clat: report.NewLatency(), Lat: report.NewLatency()}
+		clat := report.NewLatency()
+		*s.js.Dir(d) = report.DirStats{Slat: report.NewLatency(), Clat: clat, Lat: clat} // twinned, as in newJobStats
 	}
 	s.js.SyncOps = nil
 	s.js.IODepthHist, s.js.SubmitHist, s.js.CompleteHist = [report.NumDepthBuckets]uint64{}, [report.NumDepthBuckets]uint64{}, [report.NumDepthBuckets]uint64{}

@@ -52,9 +52,10 @@ type verifier struct {
 	fatal      bool
 	dump       bool // verify_dump: bad intervals go to files in the working directory, as fio's
 
-	seed      uint64 // xorshift state for the blocks' seeds
-	numberio  uint16 // writes issued so far
-	history   []*vpiece
+	seed      uint64    // xorshift state for the blocks' seeds
+	numberio  uint16    // writes issued so far
+	history   []*vpiece // completed writes to read back: history[head:], in order
+	head      int
 	byOffset  map[int64]*vpiece // the latest completed write of each offset
 	inFlight  int               // writes of the job in flight
 	since     int               // writes completed since the last backlog batch
@@ -63,7 +64,8 @@ type verifier struct {
 	verifying bool              // in a verify phase: the job's writes were reaped, its reads go on
 	loopAt    int64             // bytes issued at which the current loop ends (loops > 1: fio verifies each loop)
 	perLoop   int64
-	handoff   *vpiece // the verify read next() chose, for prepare
+	handoff   *vpiece   // the verify read next() chose, for prepare
+	spare     []*vpiece // pieces done with (read back, or overwritten), for newPiece
 
 	wlog      *writeLog    // verify_state_save: the writes, for the state file (verifystate.go)
 	loaded    *verifyState // verify_state_load: the write job's state
@@ -188,15 +190,38 @@ func (v *verifier) prepare(u *ioUnit, io nextIO) {
 	case v.handoff != nil:
 		u.vp, v.handoff = v.handoff, nil
 	case io.op == blkq.OpWrite:
-		u.vp = &vpiece{off: io.offset, length: io.length, seed: v.nextSeed(), numberio: v.numberio}
+		u.vp = v.newPiece()
+		*u.vp = vpiece{off: io.offset, length: io.length, seed: v.nextSeed(), numberio: v.numberio}
 		v.numberio++
 		v.inFlight++
 		if v.wlog != nil {
 			v.wlog.issued++
 		}
 	case io.op == blkq.OpRead && !v.mixed:
-		u.vp = &vpiece{off: io.offset, length: io.length}
+		u.vp = v.newPiece()
+		*u.vp = vpiece{off: io.offset, length: io.length}
 	}
+}
+
+// newPiece returns a piece to fill in: one done with, or a new one. A
+// verify job makes one per write, which was its one allocation per I/O;
+// a piece is done with once its verify read has completed (verifyDone)
+// or take skipped it as overwritten, the two places nothing else can
+// still reach it.
+func (v *verifier) newPiece() *vpiece {
+	if n := len(v.spare); n > 0 {
+		p := v.spare[n-1]
+		v.spare[n-1] = nil
+		v.spare = v.spare[:n-1]
+		return p
+	}
+	return new(vpiece)
+}
+
+// donePiece takes p back for newPiece.
+func (v *verifier) donePiece(p *vpiece) {
+	*p = vpiece{}
+	v.spare = append(v.spare, p)
 }
 
 // written records u's completed write for reading back.
@@ -210,8 +235,23 @@ func (v *verifier) written(u *ioUnit) {
 		return
 	}
 	v.byOffset[p.off] = p
-	v.history = append(v.history, p)
+	v.push(p)
 	v.since++
+}
+
+// push appends p to the history to read back. The history is a queue in
+// one array: take moves head on, and the array is reused from its start
+// once it empties (with verify_backlog it empties every batch), or its
+// live part moved down when it is full and at least half taken, so that
+// neither a slice re-made at every append nor an array that only grows
+// costs anything per write.
+func (v *verifier) push(p *vpiece) {
+	if len(v.history) == cap(v.history) && v.head > 0 && v.head >= len(v.history)/2 {
+		n := copy(v.history, v.history[v.head:])
+		clear(v.history[n:])
+		v.history, v.head = v.history[:n], 0
+	}
+	v.history = append(v.history, p)
 }
 
 // writeEnded notes that one of the job's writes is no longer in flight.
@@ -223,11 +263,14 @@ func (v *verifier) writeEnded(u *ioUnit) {
 
 // take returns the next block to read back, or nil.
 func (v *verifier) take() *vpiece {
-	for len(v.history) > 0 {
-		p := v.history[0]
-		v.history[0] = nil
-		v.history = v.history[1:]
+	for v.head < len(v.history) {
+		p := v.history[v.head]
+		v.history[v.head] = nil
+		if v.head++; v.head == len(v.history) {
+			v.history, v.head = v.history[:0], 0
+		}
 		if p.dead {
+			v.donePiece(p) // (the overwrite took its place in byOffset)
 			continue
 		}
 		delete(v.byOffset, p.off)
@@ -238,7 +281,7 @@ func (v *verifier) take() *vpiece {
 
 // pending reports whether blocks remain to read back after the writes.
 func (v *verifier) pending() bool {
-	return v.writes && v.j.spec.Verification.DoVerify && (len(v.history) > 0 || v.inFlight > 0)
+	return v.writes && v.j.spec.Verification.DoVerify && (len(v.history) > v.head || v.inFlight > 0)
 }
 
 // fill writes block p of buf in fio's verify format.
@@ -537,7 +580,7 @@ func (v *verifier) read(p *vpiece) (nextIO, srcStatus) {
 	if s := v.loaded; s != nil {
 		f, off := v.j.fileOf(p.off)
 		if s.shouldStop(v.readsDone, uint64(f), uint64(off)) {
-			v.stopped, v.history = true, nil
+			v.stopped, v.history, v.head = true, nil, 0
 			clear(v.byOffset)
 			return nextIO{}, srcEnd
 		}
@@ -570,7 +613,7 @@ func (s *verifySource) dryRun() {
 			old.dead = true
 		}
 		v.byOffset[p.off] = p
-		v.history = append(v.history, p)
+		v.push(p)
 	}
 	j.issued = limit
 	v.final = true
@@ -621,6 +664,8 @@ func (j *job) verifyDone(u *ioUnit, err error) {
 		return
 	}
 	v.readsDone++
+	v.donePiece(u.vp) // read back and checked (checkRead, before this)
+	u.vp = nil
 	f := u.verr
 	u.verr = nil
 	if f == nil || err != nil {

@@ -153,6 +153,10 @@ func (l *Latency) Merge(o *Latency) {
 	}
 }
 
+// Clone returns a deep copy of l: recording into either afterwards does
+// not change the other.
+func (l *Latency) Clone() *Latency { return l.clone() }
+
 // clone returns a deep copy of l.
 func (l *Latency) clone() *Latency {
 	c := *l

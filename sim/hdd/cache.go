@@ -76,6 +76,7 @@ package hdd
 
 import (
 	"math"
+	"math/bits"
 	"time"
 
 	"github.com/blkq-dev/blkq"
@@ -178,29 +179,36 @@ func (c Cost) Total() time.Duration { return c.Overhead + c.Seek + c.Rotate + c.
 // (the Device checks); an op other than read, write, flush or discard is
 // treated as a flush.
 func (m *Model) Service(now blkq.Time, st State, op blkq.Op, sector uint64, sectors uint32) (Cost, State) {
+	c := m.serve(now, &st, op, sector, sectors)
+	return c, st
+}
+
+// serve is Service on *st in place: the Device keeps one State and would
+// otherwise copy its 520 bytes in and out of Service for every command.
+func (m *Model) serve(now blkq.Time, st *State, op blkq.Op, sector uint64, sectors uint32) Cost {
 	end := sector + uint64(sectors)
-	m.settle(&st, now)
+	m.settle(st, now)
 	switch op {
 	case blkq.OpRead:
-		if i := m.lookup(&st, sector); i >= 0 {
-			return m.fromBuffer(now, &st, i, sector, end), st
+		if i := m.lookup(st, sector); i >= 0 {
+			return m.fromBuffer(now, st, i, sector, end)
 		}
 	case blkq.OpWrite:
 	case blkq.OpDiscard:
-		if r := m.run(&st); r >= 0 && overlaps(st.Segs[r], sector, end) {
-			m.stop(&st, now)
-			m.drop(&st, r)
+		if r := m.run(st); r >= 0 && overlaps(st.Segs[r], sector, end) {
+			m.stop(st, now)
+			m.drop(st, r)
 		}
-		m.dropOverlapping(&st, sector, end)
-		return Cost{Overhead: m.cmdOH, Served: NoData}, st
+		m.dropOverlapping(st, sector, end)
+		return Cost{Overhead: m.cmdOH, Served: NoData}
 	default:
-		return Cost{Overhead: m.cmdOH, Served: NoData}, st
+		return Cost{Overhead: m.cmdOH, Served: NoData}
 	}
 
 	// To the media. The read-ahead runs on until the seek begins.
 	c := Cost{Overhead: m.cmdOH + m.missOH, Served: Miss}
 	begin := after(now, c.Overhead)
-	m.stop(&st, begin)
+	m.stop(st, begin)
 	c.Seek, c.Rotate = m.position(begin, st.Head, sector)
 	c.Transfer = max(m.Transfer(sector, sectors), m.bus(uint64(sectors)))
 	st.Head = sector / m.spt
@@ -208,15 +216,15 @@ func (m *Model) Service(now blkq.Time, st State, op blkq.Op, sector uint64, sect
 		st.Head = (end - 1) / m.spt
 	}
 	if op == blkq.OpWrite {
-		m.dropOverlapping(&st, sector, end)
-		return c, st
+		m.dropOverlapping(st, sector, end)
+		return c
 	}
 	if m.ra > 0 {
-		v := m.victim(&st)
+		v := m.victim(st)
 		st.Segs[v] = m.readAhead(after(now, c.Total()), st.Head, sector, end)
-		use(&st, v)
+		use(st, v)
 	}
-	return c, st
+	return c
 }
 
 // A positioner gives the seek and rotational wait that Service(now, st, ...)
@@ -318,7 +326,45 @@ func (m *Model) reached(c Cache, t blkq.Time) uint64 {
 	if !c.running() || t <= c.At {
 		return c.From
 	}
-	lo, hi := uint64(0), c.Stop-c.From // heldAt(From+lo) <= t
+	n := c.Stop - c.From
+	if t == math.MaxInt64 || c.At < 0 {
+		return c.From + m.reachedSearch(c, t, n)
+	}
+	// heldAt(From+k) <= t is transfer(From, k) <= e, e = t - At: no
+	// saturation in after, as t < MaxInt64.
+	e := uint64(t - c.At)
+	if m.heldAt(c, c.Stop) <= t {
+		return c.Stop
+	}
+	// transfer(From, k) = floor(U(k)·60e9 / perNs) with U(k) = k + the
+	// skew gaps crossed, so transfer(From, k) <= e exactly when U(k) <=
+	// umax = floor(((e+1)·perNs - 1) / 60e9). U(k) < U(n) here, which the
+	// transfer of n computed without overflow, so nothing below
+	// overflows either.
+	hi, lo := bits.Mul64(e+1, m.perNs)
+	lo, borrow := bits.Sub64(lo, 1, 0)
+	hi -= borrow
+	if hi >= unitsPerSector {
+		return c.From + m.reachedSearch(c, t, n)
+	}
+	umax, _ := bits.Div64(hi, lo, unitsPerSector)
+	if umax == 0 {
+		return c.From
+	}
+	// U(k) = k + g·switchS for the g-th track after From's (k in
+	// [g·spt - f + 1, (g+1)·spt - f], f = From's offset on its track):
+	// the last track whose first k fits is g = (umax + f - 1) / (spt +
+	// switchS), and within it k = umax - g·switchS, up to its last.
+	f := c.From % m.spt
+	g := (umax + f - 1) / (m.spt + m.switchS)
+	k := min(umax-g*m.switchS, (g+1)*m.spt-f, n)
+	return c.From + k
+}
+
+// reachedSearch is reached by bisection over [0, n]: the largest k with
+// heldAt(From+k) <= t, for the cases the closed form leaves out.
+func (m *Model) reachedSearch(c Cache, t blkq.Time, n uint64) uint64 {
+	lo, hi := uint64(0), n // heldAt(From+lo) <= t
 	for lo < hi {
 		mid := hi - (hi-lo)/2
 		if m.heldAt(c, c.From+mid) <= t {
@@ -327,7 +373,7 @@ func (m *Model) reached(c Cache, t blkq.Time) uint64 {
 			hi = mid - 1
 		}
 	}
-	return c.From + lo
+	return lo
 }
 
 // run returns the index of the segment whose read-ahead is running, or -1.

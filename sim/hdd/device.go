@@ -80,8 +80,7 @@ func (d *Device) start() {
 
 	d.busy = true
 	d.cur = rq
-	cost, st := d.m.Service(now, d.st, rq.Op, rq.Sector, rq.Sectors)
-	d.st = st
+	cost := d.m.serve(now, &d.st, rq.Op, rq.Sector, rq.Sectors)
 	d.Loop().Schedule(cost.Total(), d.finish)
 }
 

@@ -152,8 +152,17 @@ func (m *Model) angleAt(t blkq.Time) uint64 {
 	if t < 0 {
 		u = uint64(-t)
 	}
-	hi, lo := bits.Mul64(u, m.perNs)
-	_, a := bits.Div64(hi, lo, m.perRev)
+	// u·perNs mod perRev is spt·(u·RPM mod 60e9), as perNs and perRev
+	// are RPM·spt and 60e9·spt: while u·RPM fits in 64 bits (29 days
+	// at 7200 rpm) that is a remainder by a constant, which compiles to
+	// multiplications, where the 128-bit remainder is a division.
+	var a uint64
+	if hi, lo := bits.Mul64(u, uint64(m.p.RPM)); hi == 0 {
+		a = lo % unitsPerSector * m.spt
+	} else {
+		hi, lo := bits.Mul64(u, m.perNs)
+		_, a = bits.Div64(hi, lo, m.perRev)
+	}
 	if t < 0 && a != 0 {
 		a = m.perRev - a
 	}
