@@ -131,7 +131,7 @@ func (p *cachePath) bioBuffers() bool { return false }
 // the cache call that started it has returned.
 func (p *cachePath) ended(u *ioUnit, err error) {
 	if p.j.r.simulated && p.inCall { // (inCall is the executor's: read it on the loop only)
-		p.j.r.exec.AfterFunc(0, func() { endIO(&u.bio, err) })
+		p.j.exec.AfterFunc(0, func() { endIO(&u.bio, err) })
 		return
 	}
 	endIO(&u.bio, err)
