@@ -116,6 +116,9 @@ func (r *runner) openQueue(capacity int64, direct, fioJobs bool) error {
 		// Jobs that each have an executor (parallel.go) are each
 		// served on theirs.
 		r.parallel = fioJobs && r.parallelOK()
+		if parallelChosen != nil {
+			parallelChosen(r.parallel)
+		}
 		setup.NoInline = !fioJobs || len(r.jobs) > 1 && !r.parallel
 		setup.InlineEach = r.parallel
 	}

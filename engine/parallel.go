@@ -39,6 +39,10 @@ package engine
 
 import "sync"
 
+// parallelChosen, when set (by tests), is called with the choice of each
+// file run: whether its jobs have executors of their own.
+var parallelChosen func(parallel bool)
+
 // parallelOK reports whether the run's jobs may each have an executor:
 // a fio job file of more than one job on a file, none of whose jobs
 // shares more than the queue and the page cache (see the top of the
