@@ -20,16 +20,31 @@ package device
 // than a page-cache pread itself: the pread plus little, as fio's psync
 // does it. With several submitters, or anything else in flight, the pool
 // serves, so that no submitter's I/O waits behind another's on a
-// goroutine that is not its own (the engine runs every job on one
-// goroutine: inline, four psync jobs would serve one at a time). The
+// goroutine that is not its own (submitters may share one goroutine: the
+// engine's executor, when its jobs share one). The
 // in-flight count drops before a worker's completion (so the submitter
 // that it lets go finds the device idle) but only after an inline
 // completion has returned, so a completion that dispatches the next
 // request hands it to the pool rather than serving it nested inside the
-// first: inline serves never nest. Nothing is set aside before the first
+// first. Nothing is set aside before the first
 // call of RunInline, which tells the File that its queue calls it: a File
 // behind a wrapper that does not pass the method on serves everything on
 // the pool.
+//
+// FileOptions.InlineEach widens the case to several submitters at once,
+// for callers whose synchronous submitters each run on a goroutine of
+// their own (the engine's jobs when each has its executor: four psync
+// jobs then do their preads in parallel, as fio's four processes do).
+// Every such request is set aside, whatever else is in flight, in one of
+// inlineSlots slots, each with its own scratch worker; with every slot
+// taken, the pool serves. RunInline serves whichever set-aside request it
+// finds first, which is nearly always the caller's own: Issue and the
+// RunInline after it are one goroutine's lock hold and its end, and
+// another goroutine can come between them only in the few instructions
+// after the lock is let go. A request dispatched by a completion (one
+// that waited in the scheduler) is set aside too and served by the
+// goroutine that completed, nested inside that completion: no deeper
+// than the slots, since a slot is taken until its serve has returned.
 
 import (
 	"errors"
@@ -67,6 +82,27 @@ type FileOptions struct {
 	// device time would hold the others back (the engine's executor, when
 	// a run has more than one job).
 	NoInline bool
+	// InlineEach serves every synchronous read or write inline, on the
+	// goroutine that issued it, whatever else is in flight (up to
+	// inlineSlots at once; see the top of file.go): for submitters that
+	// each have a goroutine of their own and wait for their I/O. Ignored
+	// with NoInline.
+	InlineEach bool
+}
+
+// inlineSlots is how many requests may be set aside for RunInline at
+// once (FileOptions.InlineEach): one per concurrent synchronous
+// submitter; more submitters than that are served by the pool.
+const inlineSlots = 8
+
+// inlineSlot is a request set aside for RunInline and the scratch worker
+// that serves it. busy is taken by Issue (under the queue lock) and let
+// go once the serve has returned, so a slot's worker serves one request
+// at a time.
+type inlineSlot struct {
+	rq   atomic.Pointer[blkq.Request]
+	busy atomic.Bool
+	w    *worker
 }
 
 // defaultFileDepth is FileOptions.Depth's default.
@@ -81,23 +117,24 @@ const defaultFileDepth = 32
 // BLKDISCARD on a block device. Whoever serves it calls the completion
 // function.
 type File struct {
-	path     string
-	f        *os.File
-	fd       int
-	direct   bool
-	readOnly bool
-	noInline bool // FileOptions.NoInline
-	blockDev bool
-	capacity uint64 // sectors
-	depth    int
-	complete func(*blkq.Request, error)
+	path       string
+	f          *os.File
+	fd         int
+	direct     bool
+	readOnly   bool
+	noInline   bool // FileOptions.NoInline
+	inlineEach bool // FileOptions.InlineEach
+	blockDev   bool
+	capacity   uint64 // sectors
+	depth      int
+	complete   func(*blkq.Request, error)
 
 	ch       chan *blkq.Request
-	wg       sync.WaitGroup               // the workers, and a request set aside for RunInline
-	inflight atomic.Int32                 // requests issued whose completion has not returned
-	lastTask *blkq.Task                   // the task of the request issued last; guarded by the queue lock
-	aside    atomic.Pointer[blkq.Request] // the request set aside for RunInline, if any
-	inline   *worker                      // RunInline's scratch: one inline request at a time
+	wg       sync.WaitGroup // the workers, and the requests set aside for RunInline
+	inflight atomic.Int32   // requests issued whose completion has not returned
+	lastTask *blkq.Task     // the task of the request issued last; guarded by the queue lock
+	aside    atomic.Int32   // requests set aside and not yet taken by RunInline
+	slots    []inlineSlot   // the requests set aside for RunInline (one slot without InlineEach)
 	// runsInline: RunInline has been called, so the queue calls it after
 	// its holds and a request set aside is served. Until then (a File
 	// behind a wrapper that hides the method, a caller of Issue without a
@@ -142,7 +179,7 @@ func OpenFile(path string, o FileOptions) (*File, error) {
 		}
 		return nil, err
 	}
-	d := &File{path: path, f: f, direct: o.Direct, readOnly: o.ReadOnly, depth: o.Depth, noInline: o.NoInline}
+	d := &File{path: path, f: f, direct: o.Direct, readOnly: o.ReadOnly, depth: o.Depth, noInline: o.NoInline, inlineEach: o.InlineEach}
 	if err := d.lock(); err != nil {
 		f.Close() // a file we just created is someone else's now: leave it
 		return nil, err
@@ -157,7 +194,13 @@ func OpenFile(path string, o FileOptions) (*File, error) {
 		return nil, err
 	}
 	d.ch = make(chan *blkq.Request, d.depth)
-	d.inline = newWorker(d)
+	d.slots = make([]inlineSlot, 1)
+	if d.inlineEach {
+		d.slots = make([]inlineSlot, inlineSlots)
+	}
+	for i := range d.slots {
+		d.slots[i].w = newWorker(d)
+	}
 	d.wg.Add(d.depth)
 	for range d.depth {
 		w := newWorker(d)
@@ -291,36 +334,52 @@ func (d *File) Issue(rq *blkq.Request) {
 		go d.complete(rq, &IOError{Path: d.path, Op: rq.Op, Offset: int64(rq.Sector) * blkq.SectorSize, Err: ErrClosed})
 		return
 	}
-	alone := rq.Flags&blkq.FlagSync != 0 && (rq.Op == blkq.OpRead || rq.Op == blkq.OpWrite) &&
-		rq.Flags&(blkq.FlagPreflush|blkq.FlagFUA) == 0 && rq.Task != nil && rq.Task == d.lastTask &&
-		d.inflight.Load() == 0 && !d.noInline && d.runsInline.Load()
+	sync := rq.Flags&blkq.FlagSync != 0 && (rq.Op == blkq.OpRead || rq.Op == blkq.OpWrite) &&
+		rq.Flags&(blkq.FlagPreflush|blkq.FlagFUA) == 0 && rq.Task != nil && !d.noInline && d.runsInline.Load()
+	alone := sync && (d.inlineEach || rq.Task == d.lastTask && d.inflight.Load() == 0)
 	d.lastTask = rq.Task
 	d.inflight.Add(1)
 	if alone {
-		d.wg.Add(1) // Close waits for it as for the workers
-		d.aside.Store(rq)
-		return
+		for i := range d.slots {
+			s := &d.slots[i]
+			if s.busy.Load() || !s.busy.CompareAndSwap(false, true) {
+				continue
+			}
+			d.wg.Add(1) // Close waits for it as for the workers
+			s.rq.Store(rq)
+			d.aside.Add(1)
+			return
+		}
 	}
 	d.ch <- rq
 }
 
-// RunInline serves the request Issue set aside, if any, on the calling
+// RunInline serves a request Issue set aside, if any, on the calling
 // goroutine, and completes it: the optional device method the queue calls
 // after each hold of its lock, with no lock held (blkq's device.go).
 func (d *File) RunInline() {
-	if d.aside.Load() == nil {
+	if d.aside.Load() == 0 {
 		if !d.runsInline.Load() {
 			d.runsInline.Store(true)
 		}
 		return
 	}
-	rq := d.aside.Swap(nil)
-	if rq == nil {
-		return // another goroutine took it
+	for i := range d.slots {
+		s := &d.slots[i]
+		if s.rq.Load() == nil {
+			continue
+		}
+		rq := s.rq.Swap(nil)
+		if rq == nil {
+			continue // another goroutine took it
+		}
+		d.aside.Add(-1)
+		d.complete(rq, s.w.serve(rq))
+		s.busy.Store(false) // (before the count: a lone submitter's next request finds the slot free)
+		d.inflight.Add(-1)
+		d.wg.Done()
+		return
 	}
-	d.complete(rq, d.inline.serve(rq))
-	d.inflight.Add(-1)
-	d.wg.Done()
 }
 
 // Close waits for the requests in flight to complete, stops the workers

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -643,6 +644,53 @@ func TestFileBehindAWrapperServesOnTheWorkers(t *testing.T) {
 	for i := range 16 {
 		if syncIO(t, q, task, blkq.OpRead, blkq.FlagSync, uint64(i)*8, buf) {
 			t.Errorf("read %d: served inline behind a wrapper", i)
+		}
+	}
+}
+
+// TestFileInlineEachServesConcurrentSubmitters: with
+// FileOptions.InlineEach, synchronous submitters on goroutines of their
+// own are served inline although the others' I/O is in flight (without
+// it such reads all go to the workers), and read the right data. Run
+// with -race.
+func TestFileInlineEachServesConcurrentSubmitters(t *testing.T) {
+	const size, g, per = 1 << 20, 4, 300
+	want := pattern(size, 1)
+	for _, each := range []bool{false, true} {
+		q, _ := inlineQueue(t, size, FileOptions{InlineEach: each})
+		var inline, total atomic.Int64
+		var wg sync.WaitGroup
+		for i := range g {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				a, b := blkq.NewTask(100+2*i, "a"), blkq.NewTask(101+2*i, "b")
+				buf := AlignedBuffer(4096)
+				for j := range per {
+					task := a // alternating tasks: never alone, so inline only with InlineEach
+					if j%2 == 1 {
+						task = b
+					}
+					off := int64((i*per+j)*37%256) * 4096
+					if syncIO(t, q, task, blkq.OpRead, blkq.FlagSync, uint64(off/512), buf) {
+						inline.Add(1)
+					}
+					total.Add(1)
+					if !bytes.Equal(buf, want[off:off+4096]) {
+						t.Errorf("InlineEach %v: goroutine %d, read %d at %d: wrong data", each, i, j, off)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		switch n, all := inline.Load(), total.Load(); {
+		case !each && n != 0:
+			t.Errorf("without InlineEach: %d of %d reads of alternating tasks served inline; want none", n, all)
+		case each && n*2 < all:
+			// A read is another goroutine's only if that one takes it in
+			// the instructions between the lock's release and RunInline.
+			t.Errorf("InlineEach: %d of %d reads served inline; want nearly all", n, all)
 		}
 	}
 }

@@ -370,7 +370,7 @@ func (j *job) maybeReap() {
 	}
 	if a.unreaped() < j.reapMax() {
 		a.posted = true
-		j.r.exec.Post(j.reapFunc)
+		j.exec.Post(j.reapFunc)
 		return
 	}
 	if a.reaping {

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/blkq-dev/blkq"
@@ -131,7 +132,7 @@ func (p *cachePath) bioBuffers() bool { return false }
 // the cache call that started it has returned.
 func (p *cachePath) ended(u *ioUnit, err error) {
 	if p.j.r.simulated && p.inCall { // (inCall is the executor's: read it on the loop only)
-		p.j.r.exec.AfterFunc(0, func() { endIO(&u.bio, err) })
+		p.j.exec.AfterFunc(0, func() { endIO(&u.bio, err) })
 		return
 	}
 	endIO(&u.bio, err)
@@ -161,7 +162,21 @@ func (p *cachePath) submit(u *ioUnit) bool {
 	case d == nil:
 		p.c.StartReadN(p.cl, n, off, p.call(u).donef)
 	default:
-		d.bufs.withSlot(int(n), p.call(u).startf)
+		cc := p.call(u)
+		if p.j.r.simulated {
+			d.bufs.withSlot(int(n), cc.startf)
+			break
+		}
+		cc.early.Store(callStarting)
+		d.bufs.withSlot(int(n), cc.startf)
+		if !cc.early.CompareAndSwap(callStarting, callIdle) {
+			// Done while it started (a page-cache hit, on this
+			// goroutine, the executor's): posted to the executor
+			// without a lock.
+			cc.early.Store(callIdle)
+			u.err = cc.earlyErr
+			p.j.exec.Post(u.complete)
+		}
 	}
 	return true
 }
@@ -175,7 +190,22 @@ type cacheCall struct {
 	buf    []byte           // the slot's buffer while the call holds one
 	startf func([]byte)     // start, bound
 	donef  func(int, error) // done, bound
+	// early is callStarting while submit starts the call on the real
+	// clock; a done that comes meanwhile (a hit, inside the call) leaves
+	// its error in earlyErr and sets callDoneEarly, and submit posts the
+	// completion to the executor itself, with Post (no lock, no
+	// signal) rather than endIO's Do: a hit's completion is always on
+	// the executor's goroutine, a later one may not be.
+	early    atomic.Int32
+	earlyErr error
 }
+
+// The states of cacheCall.early.
+const (
+	callIdle      = iota // no call starting: done completes through endIO
+	callStarting         // submit is starting the call
+	callDoneEarly        // done came while it started: submit completes it
+)
 
 // call returns u's cacheCall.
 func (p *cachePath) call(u *ioUnit) *cacheCall {
@@ -215,6 +245,12 @@ func (cc *cacheCall) done(_ int, err error) {
 	}
 	if errors.Is(err, io.EOF) {
 		err = nil
+	}
+	if cc.early.Load() == callStarting {
+		cc.earlyErr = err
+		if cc.early.CompareAndSwap(callStarting, callDoneEarly) {
+			return // submit completes it
+		}
 	}
 	p.ended(u, err)
 }

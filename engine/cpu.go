@@ -18,6 +18,7 @@ package engine
 // so (JobStats.CPUMeasured is false).
 
 import (
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -40,10 +41,13 @@ func (c *cpuUse) add(o cpuUse, share float64) {
 	c.minf += o.minf * share
 }
 
-// cpuMeter shares the process's CPU use among the jobs running. It is used
-// on the executor only.
+// cpuMeter shares the process's CPU use among the jobs running. Its
+// state, and the jobs' shares and cpuState, are under mu: jobs on
+// executors of their own (parallel.go) start and finish at once. It is
+// touched only as a job starts and ends, never per I/O.
 type cpuMeter struct {
 	exec    executor
+	mu      sync.Mutex
 	last    cpuUse
 	ok      bool // getrusage works
 	running []*jobStats
@@ -72,6 +76,7 @@ func rusage() (cpuUse, bool) {
 }
 
 // sample shares the usage since the last sample among the running jobs.
+// m.mu held.
 func (m *cpuMeter) sample() {
 	now, ok := rusage()
 	if !ok {
@@ -92,6 +97,8 @@ func (m *cpuMeter) sample() {
 // ramp_time, as its runtime does).
 func (m *cpuMeter) begin(s *jobStats, start, rampEnd blkq.Time) {
 	join := func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
 		if s.cpuState != cpuWaiting {
 			return // finished during ramp_time
 		}
@@ -99,7 +106,9 @@ func (m *cpuMeter) begin(s *jobStats, start, rampEnd blkq.Time) {
 		m.running = append(m.running, s)
 		s.cpuState = cpuRunning
 	}
+	m.mu.Lock()
 	s.cpuState = cpuWaiting
+	m.mu.Unlock()
 	if rampEnd > start {
 		m.exec.AfterFunc(time.Duration(rampEnd-start), join)
 		return
@@ -109,6 +118,8 @@ func (m *cpuMeter) begin(s *jobStats, start, rampEnd blkq.Time) {
 
 // finish stops measuring s.
 func (m *cpuMeter) finish(s *jobStats) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if s.cpuState == cpuRunning {
 		m.sample()
 		for i, o := range m.running {

@@ -304,7 +304,7 @@ func (j *job) cpuStep() {
 func (j *job) afterWake(f func()) {
 	c := j.cpu
 	if c == nil {
-		j.r.exec.AfterFunc(j.r.wakeDelay(), f)
+		j.exec.AfterFunc(j.r.wakeDelay(), f)
 		return
 	}
 	c.th.Post(func() {

@@ -13,6 +13,8 @@
 //     runs the executor (exec.go: the event loop, or a goroutine-safe
 //     queue of callbacks on real devices) until the last job has
 //     finished, checks the run's invariants and reports (results.go).
+//     A file run of readers that share nothing else gives each job an
+//     executor of its own (parallel.go).
 //   - A job (job.go) keeps up to its depth of I/Os in flight and accounts
 //     them (stats.go). Its state, and every change of it, is jobState
 //     (jobstate.go). Its tasks are submitters: its own, or one per pid of

@@ -75,8 +75,10 @@ type realExec struct {
 	local, localSpare []func() // Post's: the executor's goroutine only
 }
 
-func newRealExec() *realExec {
-	return &realExec{clk: blkq.NewRealClock(), signal: make(chan struct{}, 1), done: make(chan struct{})}
+// newRealExec returns an executor on clk (a real clock: the run's, which
+// every executor of a run shares, so that their times compare).
+func newRealExec(clk blkq.Clock) *realExec {
+	return &realExec{clk: clk, signal: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
 func (r *realExec) Now() blkq.Time { return r.clk.Now() }

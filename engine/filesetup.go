@@ -212,7 +212,7 @@ func (j *job) openFiles(then func()) {
 				return // the callback resumes
 			}
 		}
-		j.r.exec.Do(then)
+		j.exec.Do(then)
 	}
 	run()
 }

@@ -64,6 +64,8 @@ func (r *runner) ioFailed(j *job, u *ioUnit, err error) {
 // ioErrorLine adds fio's "fio: io_u error on file ..." line for u's err.
 func (r *runner) ioErrorLine(u *ioUnit, err error) {
 	j := u.j
+	r.ioMu.Lock()
+	defer r.ioMu.Unlock()
 	if len(r.ioErrors) >= maxIOErrorLines {
 		r.ioErrorsLost++
 		return

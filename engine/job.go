@@ -18,6 +18,7 @@ import (
 // change of it are in jobstate.go.
 type job struct {
 	r      *runner
+	exec   executor // where its callbacks run: the run's executor, or its own (parallel.go)
 	spec   *fio.Job // a replay's is made up (replay.go): no options set
 	name   string
 	clone  int
@@ -158,7 +159,7 @@ type ioUnit struct {
 	complete func()
 }
 
-func (j *job) now() blkq.Time { return j.r.exec.Now() }
+func (j *job) now() blkq.Time { return j.exec.Now() }
 
 // rampOver reports whether the job's ramp_time is over (its figures are
 // kept): without a ramp time it is from the start, and the clock is not
@@ -167,7 +168,9 @@ func (j *job) rampOver() bool { return j.rampEnd <= j.start || j.now() >= j.ramp
 
 // begin starts the job's I/O.
 func (j *job) begin() {
-	j.r.stopDue() // an interruption cancels j
+	if j.interruptDue() && j.r.parallel {
+		j.cancel() // (on a shared executor stopDue has cancelled it)
+	}
 	if j.state.ended() {
 		return // cancelled by exitall before it started
 	}
@@ -191,7 +194,7 @@ func (j *job) begin() {
 	j.st.begin(j.start, j.rampEnd)
 	if rt := j.runtime(); rt > 0 {
 		// fio: ramp_time runs before runtime starts counting.
-		j.r.exec.AfterFunc(j.spec.RampTime+rt, j.stop)
+		j.exec.AfterFunc(j.spec.RampTime+rt, j.stop)
 	}
 	if j.lat != nil {
 		j.lat.begin(j.start)
@@ -232,8 +235,9 @@ func (j *job) cancel() {
 	j.state.cancel()
 	j.start = j.now()
 	j.end = j.start
-	j.r.running++ // balanced by jobFinished
-	j.r.jobFinished(j)
+	r := j.r
+	r.onRun(func() { r.running++ }) // balanced by jobFinished
+	r.jobFinished(j)
 }
 
 func (j *job) limitReached() bool {
@@ -281,7 +285,7 @@ func endIO(b *blkq.Bio, err error) {
 		return
 	}
 	u.err = err
-	u.j.r.exec.Do(u.complete)
+	u.j.exec.Do(u.complete)
 }
 
 // pump is fio's I/O loop (backend.c do_io) for the job, run until the job
@@ -294,7 +298,9 @@ func (j *job) pump() {
 	if j.cpuPump() {
 		return // the CPU model: the task pumps on its CPU (cpus.go)
 	}
-	j.r.stopDue() // an interruption stops j: it issues nothing more
+	if j.interruptDue() && j.r.parallel && j.state.phase == phaseRunning {
+		j.state.stop() // (on a shared executor stopDue has stopped it)
+	}
 	if !j.state.started() || j.state.ended() || j.main.asleep || j.aio.waiting() || j.state.syncBusy() {
 		return
 	}
@@ -510,7 +516,7 @@ func (j *job) rateSleep(d time.Duration) {
 // sleepThen pauses issuing for d.
 func (j *job) sleepThen(d time.Duration) {
 	j.state.pauseFor(pauseTimer)
-	j.r.exec.AfterFunc(d, func() {
+	j.exec.AfterFunc(d, func() {
 		j.state.resume()
 		j.pump()
 	})

@@ -96,7 +96,7 @@ func (r *runner) openQueue(capacity int64, direct, fioJobs bool) error {
 		// The null device costs no device time, so its run is measured
 		// on the wall clock: IOPS are the request layer's own speed, as
 		// fio's null engine measures fio's.
-		ex := newRealExec()
+		ex := newRealExec(blkq.NewRealClock())
 		r.exec, clk = ex, ex
 		r.nullDevice = kind == "null"
 	}
@@ -113,7 +113,14 @@ func (r *runner) openQueue(capacity int64, direct, fioJobs bool) error {
 		// With more jobs, or a replay's tasks, the executor is shared:
 		// one job's device time there would hold the others' I/O and
 		// timers back, so the device's workers serve everything.
-		setup.NoInline = !fioJobs || len(r.jobs) > 1
+		// Jobs that each have an executor (parallel.go) are each
+		// served on theirs.
+		r.parallel = fioJobs && r.parallelOK()
+		if parallelChosen != nil {
+			parallelChosen(r.parallel)
+		}
+		setup.NoInline = !fioJobs || len(r.jobs) > 1 && !r.parallel
+		setup.InlineEach = r.parallel
 	}
 	r.disk = &blkq.DiskStats{}
 	setup.Tracers = append(append(setup.Tracers, r.disk), r.opt.Tracers...)
@@ -129,6 +136,7 @@ func (r *runner) openQueue(capacity int64, direct, fioJobs bool) error {
 		r.exec = simExec{loop: st.Loop}
 		r.simulated = true
 	}
+	r.giveExecutors()
 	if kind == "file" && fioJobs {
 		// A file run checks the data it wrote (data.go).
 		r.data = newDataCheck(r.opt.Seed, r.dev.Capacity())

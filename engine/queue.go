@@ -32,6 +32,10 @@ type QueueSetup struct {
 	// (device.FileOptions.NoInline): for submitters that share one
 	// goroutine, such as the jobs of one run on its executor.
 	NoInline bool
+	// InlineEach has a file device serve each synchronous submitter's
+	// I/O on its own goroutine, whatever else is in flight
+	// (device.FileOptions.InlineEach): for submitters that each have one.
+	InlineEach bool
 	// Config is the queue's configuration (scheduler, nr_requests,
 	// nomerges, allocation policy, a lock hook, ...).
 	Config blkq.Config
@@ -100,7 +104,7 @@ func OpenQueue(s QueueSetup, clk blkq.Clock) (*Stack, error) {
 		if clk == nil {
 			clk = blkq.NewRealClock()
 		}
-		o := device.FileOptions{Direct: s.Direct, Depth: 32, Size: s.Capacity, NoInline: s.NoInline}
+		o := device.FileOptions{Direct: s.Direct, Depth: 32, Size: s.Capacity, NoInline: s.NoInline, InlineEach: s.InlineEach}
 		if s.ReadOnly {
 			o.ReadOnly, o.Size = true, 0
 		}

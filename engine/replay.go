@@ -165,6 +165,7 @@ func ReplayStream(name string, src ReplaySource, opt Options, ro ReplayOptions) 
 		j.depth, j.low = math.MaxInt, math.MaxInt
 	}
 	ts.j = j
+	j.exec = r.exec
 	j.setPath(directPath{j})
 	j.newSubmitter(&j.main, j.pid, "replay")
 	r.jobs, r.left = []*job{j}, 1

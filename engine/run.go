@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -155,6 +156,7 @@ type runner struct {
 	pids       *pidStats
 
 	simulated  bool                    // the executor is the event loop itself
+	parallel   bool                    // each job has an executor of its own (parallel.go)
 	nullDevice bool                    // the device is the null device: its completions are posted to the executor
 	cache      *bcache.Cache           // the page cache of buffered jobs (cache.go)
 	cacheJobs  map[*bcache.Client]*job // each buffered job by its cache client (writeback.go)
@@ -168,6 +170,7 @@ type runner struct {
 
 	doneJobs atomic.Int64 // for the progress line, read off the executor
 
+	ioMu         sync.Mutex   // ioErrors and ioErrorsLost: jobs on executors of their own append to them
 	ioErrors     []string     // fio's io_u error lines (ioerror.go)
 	ioErrorsLost int          // lines beyond maxIOErrorLines
 	wbErr        error        // the buffer cache's final write-back error
@@ -300,7 +303,9 @@ func (r *runner) execute(res *Result) error {
 	unwatch := r.watchStop(r.stopJobs)
 	stopProgress := r.progress()
 	stopStatus := r.statusReports()
+	stopJobExecs := r.startJobExecs()
 	r.exec.Run()
+	stopJobExecs()
 	stopStatus()
 	stopAggLogs()
 	stopProgress()
@@ -422,19 +427,28 @@ func (r *runner) schedule(j *job) {
 		d += time.Duration(j.gen.rng.Int64N(int64(hi - d)))
 	}
 	r.running++
-	r.exec.AfterFunc(d, j.begin)
+	j.exec.AfterFunc(d, j.begin)
 }
 
 // jobFinished starts the jobs that waited for j, applies exitall (and
 // exitall_on_error, when j ended in error), and stops the run when every
-// job is done.
+// job is done: on the run's executor (from a job's own, posted there).
 func (r *runner) jobFinished(j *job) {
+	if r.parallel {
+		r.exec.Do(func() { r.jobEnded(j) })
+		return
+	}
+	r.jobEnded(j)
+}
+
+// jobEnded is jobFinished on the run's executor.
+func (r *runner) jobEnded(j *job) {
 	r.running--
 	r.left--
 	r.doneJobs.Add(1)
 	if j.spec.ExitAll && j.state.ran() || j.spec.ExitAllOnError && j.err != nil { // exitall_on_error: fio's too, at a job's error
 		for _, o := range r.jobs {
-			if o == j || o.state.ended() {
+			if o == j {
 				continue
 			}
 			switch strings.ToLower(j.spec.ExitWhat) {
@@ -448,11 +462,7 @@ func (r *runner) jobFinished(j *job) {
 					continue
 				}
 			}
-			if o.state.started() {
-				o.stop()
-			} else {
-				o.cancel()
-			}
+			r.onJob(o, o.stopOrCancel)
 		}
 	}
 	for _, w := range j.waiters {
@@ -479,7 +489,9 @@ func (r *runner) jobFinished(j *job) {
 // depDone counts one finished dependency of w and starts it after the last.
 func (r *runner) depDone(w *job) {
 	w.deps--
-	if w.deps == 0 && !w.state.ended() {
+	// (A job on its own executor may be ending there, cancelled: its
+	// begin sees that.)
+	if w.deps == 0 && (r.parallel || !w.state.ended()) {
 		r.schedule(w)
 	}
 }

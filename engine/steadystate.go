@@ -77,7 +77,7 @@ func (j *job) ssBegin() {
 		return
 	}
 	w.ticking = true
-	j.r.exec.AfterFunc(time.Second, func() { w.tick(j.r) })
+	j.exec.AfterFunc(time.Second, func() { w.tick(j.r) })
 }
 
 // tick takes one sample of the window's running members and judges it.

@@ -69,6 +69,9 @@ func (r *runner) watchStop(interrupt func()) (unwatch func()) {
 	select {
 	case <-stop: // closed already: the run must not start a job
 		r.stopReq.Store(true)
+		if r.parallel {
+			r.exec.Do(func() { r.stopDue() }) // (the jobs do not call it: parallel.go)
+		}
 	default:
 	}
 	done := make(chan struct{})
@@ -110,12 +113,18 @@ func (r *runner) stopDue() bool {
 // their I/O has drained, those not started finish without running.
 func (r *runner) stopJobs() {
 	for _, j := range r.jobs {
-		switch {
-		case j.state.ended():
-		case j.state.started():
-			j.stop()
-		default:
-			j.cancel()
-		}
+		r.onJob(j, j.stopOrCancel)
+	}
+}
+
+// stopOrCancel ends j: stops it if it has started, cancels it if not, on
+// its executor.
+func (j *job) stopOrCancel() {
+	switch {
+	case j.state.ended():
+	case j.state.started():
+		j.stop()
+	default:
+		j.cancel()
 	}
 }

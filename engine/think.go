@@ -89,7 +89,7 @@ func (j *job) thinkStall() {
 			d, cut = max(left, 0), true
 		}
 	}
-	j.r.exec.AfterFunc(d, func() {
+	j.exec.AfterFunc(d, func() {
 		if fs, ok := j.src.(*fioSource); ok {
 			fs.rate.thought(j, j.lastDir, d)
 		}
