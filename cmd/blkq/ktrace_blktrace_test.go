@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -117,14 +116,7 @@ func TestKernelTracesAsBlktrace(t *testing.T) {
 	}
 	var jobs []job
 	for _, m := range metas {
-		data, err := os.ReadFile(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var meta ktraceMeta
-		if err := json.Unmarshal(data, &meta); err != nil {
-			t.Fatal(err)
-		}
+		meta := readKtraceMeta(t, m)
 		q := meta.Queue
 		args := []string{"--kernel-merges", "--scheduler", "mq-deadline", "--nomerges", q["nomerges"], "--nr-requests", q["nr_requests"],
 			"--set", "max_sectors_kb=" + q["max_sectors_kb"]}

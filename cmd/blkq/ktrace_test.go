@@ -52,6 +52,20 @@ type ktraceMeta struct {
 	Events map[string]int `json:"events"`
 }
 
+// readKtraceMeta reads the trace metadata file path (NAME.json).
+func readKtraceMeta(t *testing.T, path string) ktraceMeta {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta ktraceMeta
+	if err := json.Unmarshal(data, &meta); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return meta
+}
+
 // TestKernelTraces reads every stored kernel trace: each must parse to
 // its end as ftrace, with as many events of each action (Q and D above
 // all) as the capture counted in the file. Each is then replayed with its
@@ -78,14 +92,7 @@ func TestKernelTraces(t *testing.T) {
 	total, modelled := ktraceCount{}, ktraceCount{} // every trace; those not in ktraceGaps
 	seen := map[string]bool{}
 	for _, m := range metas {
-		data, err := os.ReadFile(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var meta ktraceMeta
-		if err := json.Unmarshal(data, &meta); err != nil {
-			t.Fatalf("%s: %v", m, err)
-		}
+		meta := readKtraceMeta(t, m)
 		path := strings.TrimSuffix(m, ".json") + ".txt"
 		if meta.Name != strings.TrimSuffix(filepath.Base(m), ".json") {
 			t.Errorf("%s names trace %q", m, meta.Name)
