@@ -164,7 +164,9 @@ type buffer struct {
 	dirty    bool     // data is newer than the device's page
 	locked   bool     // the buffer lock is held
 	hashed   bool     // in the index; false once dropped
+	pins     pinCount // page-cache hits copying from data without the buffer lock (pin.go)
 	owners   []func() // waiting for the buffer lock, in order: handed it one at a time
+	drain    func()   // the lock owner waiting for the pins to go (pin.go), or nil
 	peekers  []func() // waiting for the next unlock, without the lock
 	gen      uint64   // generation when last dirtied (Cache.gen at the time)
 	fillErr  error    // the error of the last fill, which left it not uptodate
@@ -340,13 +342,14 @@ func (c *Cache) later(f func()) { c.deferred = append(c.deferred, f) }
 // Buffer lock. Called with the cache lock held.
 
 // lockBuffer takes b's lock for the caller and reports true, or queues
-// resume behind earlier waiters and reports false: resume is called once
+// resume behind earlier waiters (or, with the lock free, behind the hits
+// still copying from b: pin.go) and reports false: resume is called once
 // the lock has been handed to the caller. The caller must then check
 // b.hashed.
 func (c *Cache) lockBuffer(b *buffer, resume func()) bool {
 	if !b.locked {
 		b.locked = true
-		return true
+		return !c.waitPins(b, resume)
 	}
 	b.owners = append(b.owners, resume)
 	c.st.BufferWaits++
@@ -366,7 +369,9 @@ func (c *Cache) unlockBuffer(b *buffer) {
 		if len(b.owners) == 0 {
 			b.owners = nil
 		}
-		c.later(f)
+		if !c.waitPins(b, f) {
+			c.later(f)
+		}
 		return
 	}
 	b.locked = false
@@ -409,13 +414,14 @@ func (c *Cache) ensureData(b *buffer) {
 	}
 }
 
-// evictOne drops the least recently used unlocked clean buffer among the
-// first WalkChunk nodes of the clean list, keeping its data for the next
-// newBuffer (c.spare): nobody reads the data of an unlocked buffer once it
-// is out of the index, and a miss then costs no page allocation.
+// evictOne drops the least recently used unlocked, unpinned clean buffer
+// among the first WalkChunk nodes of the clean list, keeping its data for
+// the next newBuffer (c.spare): nobody reads the data of an unlocked buffer
+// that no hit holds once it is out of the index, and a miss then costs no
+// page allocation.
 func (c *Cache) evictOne() bool {
 	for n, i := c.clean.front(), 0; n != nil && i < WalkChunk; n, i = c.clean.next(n), i+1 {
-		if b := n.buf; b != nil && !b.locked {
+		if b := n.buf; b != nil && !b.locked && !b.pins.held() {
 			c.drop(b)
 			c.spare, b.data = b.data, nil
 			c.st.Evictions++

@@ -359,14 +359,13 @@ func (o *rwOp) finish() {
 
 // readHit serves a read of n bytes at off as cl if they lie in one page
 // that is cached, uptodate and unlocked, and reports whether it did; if
-// not, it has changed nothing and the caller takes the general path. It
-// does what the general path (lockPage, have, finish) does for such a
-// read, in the same order: count the hit, copy outside the cache lock
-// under the buffer lock, touch the LRU, note the read for read-ahead,
-// release the buffer, start any read-ahead. cl may be nil (the blocking
-// API): the read is noted in the shared streams, and a client is made
-// only if it starts a read-ahead. Never with Config.CopyNsPerKiB (see the
-// top of the file).
+// not, it has changed nothing and the caller takes the general path. In
+// one hold of the cache lock it counts the hit, touches the LRU, notes the
+// read for read-ahead and pins the buffer (pin.go); it copies under the
+// pin, outside the lock, then starts any read-ahead. cl may be nil (the
+// blocking API): the read is noted in the shared streams, and a client is
+// made only if it starts a read-ahead. Never with Config.CopyNsPerKiB (see
+// the top of the file).
 func (c *Cache) readHit(cl *Client, p []byte, n, off int64) bool {
 	in := off % PageSize
 	if n == 0 || in+n > PageSize || c.copyNs != 0 || off+n > c.npages*PageSize {
@@ -379,13 +378,8 @@ func (c *Cache) readHit(cl *Client, p []byte, n, off int64) bool {
 		c.unlock()
 		return false
 	}
-	b.locked = true
+	c.pin(b)
 	c.st.Hits++
-	c.unlock()
-	if !c.noData {
-		copy(p[:n], b.data[in:])
-	}
-	c.lock()
 	c.st.ReadHits++
 	c.touch(b)
 	var t *raTable
@@ -393,8 +387,11 @@ func (c *Cache) readHit(cl *Client, p []byte, n, off int64) bool {
 		t = cl.ra
 	}
 	raFrom, raTo := c.noteRead(t, pg)
-	c.unlockBuffer(b)
 	c.unlock()
+	if !c.noData {
+		copy(p[:n], b.data[in:])
+	}
+	c.unpin(b)
 	if raFrom < raTo {
 		if cl == nil {
 			cl = c.goClient()

@@ -102,11 +102,34 @@ type cachePath struct {
 	cl     *bcache.Client
 	files  []*bcache.File // the job's files, for fsync
 	inCall bool           // a cache call is starting (a completion inside it is deferred)
+	// ownBufs: each of the job's units keeps its call's buffer from one
+	// call to the next, as fio's io_u keep theirs, instead of taking a
+	// slot and a buffer from the run's pool and giving them back (two
+	// holds of a lock every buffered job shares, per I/O). Only when the
+	// units of every buffered job together fit in the pool's slots
+	// (cacheOwnsBuffers), so that the bound the slots keep still holds.
+	ownBufs bool
+}
+
+// cacheOwnsBuffers reports whether the buffered jobs' units, all holding a
+// buffer at once, fit in the buffer pool's slots (bufpool.go): then each
+// unit keeps its own (cachePath.ownBufs). A simulated run keeps no data.
+func (r *runner) cacheOwnsBuffers() bool {
+	if r.data == nil || r.simulated {
+		return false
+	}
+	units := 0
+	for _, j := range r.jobs {
+		if buffered(j.spec) {
+			units += max(j.depth, 1)
+		}
+	}
+	return units <= r.data.bufs.slots
 }
 
 func (r *runner) newCachePath(j *job) *cachePath {
 	t := blkq.NewTask(j.pid, j.name)
-	p := &cachePath{j: j, c: r.cache, cl: r.cache.NewClient(t)}
+	p := &cachePath{j: j, c: r.cache, cl: r.cache.NewClient(t), ownBufs: r.cacheOwnsBuffers()}
 	if r.cacheJobs == nil {
 		r.cacheJobs = map[*bcache.Client]*job{}
 	}
@@ -168,7 +191,11 @@ func (p *cachePath) submit(u *ioUnit) bool {
 			break
 		}
 		cc.early.Store(callStarting)
-		d.bufs.withSlot(int(n), cc.startf)
+		if p.ownBufs {
+			cc.start(cc.ownBuf(d.bufs, int(n)))
+		} else {
+			d.bufs.withSlot(int(n), cc.startf)
+		}
 		if !cc.early.CompareAndSwap(callStarting, callIdle) {
 			// Done while it started (a page-cache hit, on this
 			// goroutine, the executor's): posted to the executor
@@ -188,6 +215,7 @@ type cacheCall struct {
 	p      *cachePath
 	u      *ioUnit
 	buf    []byte           // the slot's buffer while the call holds one
+	own    []byte           // the unit's own buffer, whole (cachePath.ownBufs)
 	startf func([]byte)     // start, bound
 	donef  func(int, error) // done, bound
 	// early is callStarting while submit starts the call on the real
@@ -217,6 +245,16 @@ func (p *cachePath) call(u *ioUnit) *cacheCall {
 	return u.cache
 }
 
+// ownBuf returns n bytes of the unit's own buffer, from pool the first
+// time and whenever a call needs more than it has.
+func (cc *cacheCall) ownBuf(pool *bufPool, n int) []byte {
+	if cap(cc.own) < n {
+		cc.own = pool.get(n)
+		cc.own = cc.own[:cap(cc.own)]
+	}
+	return cc.own[:n]
+}
+
 // start makes the call with buf, the slot's buffer (a file run).
 func (cc *cacheCall) start(buf []byte) {
 	p, u := cc.p, cc.u
@@ -241,7 +279,9 @@ func (cc *cacheCall) done(_ int, err error) {
 	cc.buf = nil
 	if buf != nil {
 		p.j.checkRead(u, buf, err)
-		p.j.r.data.bufs.putSlot(buf)
+		if !p.ownBufs {
+			p.j.r.data.bufs.putSlot(buf)
+		}
 	}
 	if errors.Is(err, io.EOF) {
 		err = nil
