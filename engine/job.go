@@ -87,6 +87,7 @@ type job struct {
 
 	inflight            int // units taken and not yet reaped (fio's cur_depth)
 	start, end, rampEnd blkq.Time
+	rampPassed          bool  // rampOver has seen the ramp over (the executor's)
 	limit               int64 // bytes to issue; 0: until runtime
 	issued              int64 // bytes issued
 	issuedIOs           int64
@@ -163,8 +164,17 @@ func (j *job) now() blkq.Time { return j.exec.Now() }
 
 // rampOver reports whether the job's ramp_time is over (its figures are
 // kept): without a ramp time it is from the start, and the clock is not
-// read (on the real clock a read costs as much as a small I/O).
-func (j *job) rampOver() bool { return j.rampEnd <= j.start || j.now() >= j.rampEnd }
+// read (on the real clock a read costs as much as a small I/O); once the
+// ramp is seen over it stays over (rampPassed), as the clock never goes
+// back, so a job reads the clock for it only while ramping, not three
+// times per I/O for the rest of the run.
+func (j *job) rampOver() bool {
+	if j.rampPassed || j.rampEnd <= j.start {
+		return true
+	}
+	j.rampPassed = j.now() >= j.rampEnd
+	return j.rampPassed
+}
 
 // begin starts the job's I/O.
 func (j *job) begin() {
@@ -191,6 +201,7 @@ func (j *job) begin() {
 	j.state.begin()
 	j.start = j.now()
 	j.rampEnd = j.start + blkq.Time(j.spec.RampTime)
+	j.rampPassed = false
 	j.st.begin(j.start, j.rampEnd)
 	if rt := j.runtime(); rt > 0 {
 		// fio: ramp_time runs before runtime starts counting.

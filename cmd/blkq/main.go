@@ -53,7 +53,10 @@ commands:
 `
 
 func main() {
-	os.Exit(blkqMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stop := startProfile() // profile.go
+	code := blkqMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // blkqMain runs the command line args and returns the exit status.
