@@ -194,6 +194,7 @@ type Cache struct {
 	mu       sync.Mutex
 	deferred []func() // continuations to run once the lock is released
 	index    map[int64]*buffer
+	hint     []atomicBuffer // index's lock-free hints for the hit path (hint.go); nil when it takes none
 	clean    blist
 	dirty    blist
 	busy     blist
@@ -275,6 +276,7 @@ func New(q *blkq.Queue, cfg Config) (*Cache, error) {
 	if c.clk == nil {
 		c.clk = blkq.NewRealClock()
 	}
+	c.makeHints(cfg.Pages)
 	if c.sched == nil {
 		c.sched = func(f func()) { f() }
 	}
@@ -401,6 +403,7 @@ func (c *Cache) newBuffer(p int64) *buffer {
 	c.spare = nil
 	b.buf = b
 	c.index[p] = b
+	c.setHint(b)
 	c.clean.pushBack(&b.node)
 	c.nrPages++
 	return b
@@ -435,6 +438,7 @@ func (c *Cache) evictOne() bool {
 // by the caller (who then unlocks it: waiters find it unhashed).
 func (c *Cache) drop(b *buffer) {
 	delete(c.index, b.page)
+	c.clearHint(b)
 	b.hashed = false
 	b.node.unlink()
 	c.nrPages--

@@ -372,8 +372,11 @@ func (c *Cache) readHit(cl *Client, p []byte, n, off int64) bool {
 		return false
 	}
 	pg := off / PageSize
+	b := c.hinted(pg) // hint.go: the lookup and the buffer's cache miss, before the lock
 	c.lock()
-	b := c.index[pg]
+	if b == nil || !b.hashed {
+		b = c.index[pg]
+	}
 	if c.closed || b == nil || !b.uptodate || b.locked {
 		c.unlock()
 		return false
