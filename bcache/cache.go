@@ -160,17 +160,20 @@ type buffer struct {
 	data []byte // PageSize bytes, allocated by the first lock owner; guarded by the buffer lock; nil with NoData
 
 	// Guarded by the cache lock.
-	uptodate bool     // data holds the device's page (or newer)
-	dirty    bool     // data is newer than the device's page
-	locked   bool     // the buffer lock is held
-	hashed   bool     // in the index; false once dropped
-	pins     pinCount // page-cache hits copying from data without the buffer lock (pin.go)
-	owners   []func() // waiting for the buffer lock, in order: handed it one at a time
-	drain    func()   // the lock owner waiting for the pins to go (pin.go), or nil
-	peekers  []func() // waiting for the next unlock, without the lock
-	gen      uint64   // generation when last dirtied (Cache.gen at the time)
-	fillErr  error    // the error of the last fill, which left it not uptodate
-	wait     *wbBatch // the batch whose completion a writer waits for, or nil
+	uptodate bool // data holds the device's page (or newer)
+	dirty    bool // data is newer than the device's page
+	locked   bool // the buffer lock is held
+	hashed   bool // in the index; false once dropped
+	// referenced: a hit used the buffer since it was last passed over by
+	// evictOne, which gives it a second turn on the LRU (evictOne).
+	referenced bool
+	pins       pinCount // page-cache hits copying from data without the buffer lock (pin.go)
+	owners     []func() // waiting for the buffer lock, in order: handed it one at a time
+	drain      func()   // the lock owner waiting for the pins to go (pin.go), or nil
+	peekers    []func() // waiting for the next unlock, without the lock
+	gen        uint64   // generation when last dirtied (Cache.gen at the time)
+	fillErr    error    // the error of the last fill, which left it not uptodate
+	wait       *wbBatch // the batch whose completion a writer waits for, or nil
 
 	file *File // the file the page belongs to (set when dirtied), or nil; guarded by the cache lock
 	bio  blkq.Bio
@@ -422,16 +425,44 @@ func (c *Cache) ensureData(b *buffer) {
 // the next newBuffer (c.spare): nobody reads the data of an unlocked buffer
 // that no hit holds once it is out of the index, and a miss then costs no
 // page allocation.
+//
+// A page-cache hit does not move its buffer on the LRU (that is two more
+// cache misses, on its neighbours, under the cache lock, which four
+// readers queue on): it marks it referenced, and evictOne gives a marked
+// buffer a second turn, as Linux's reclaim does for a referenced page:
+// unmarked and moved to the tail, where a touch would have put it. If the
+// window holds nothing else, the first buffer so passed over goes. Only
+// the hit path marks buffers, and it is not taken on a simulated device, so
+// simulated runs evict in strict LRU order as before.
 func (c *Cache) evictOne() bool {
-	for n, i := c.clean.front(), 0; n != nil && i < WalkChunk; n, i = c.clean.next(n), i+1 {
+	var passed *buffer // the first evictable buffer given a second turn
+	for n, i := c.clean.front(), 0; n != nil && i < WalkChunk; i++ {
+		next := c.clean.next(n)
 		if b := n.buf; b != nil && !b.locked && !b.pins.held() {
-			c.drop(b)
-			c.spare, b.data = b.data, nil
-			c.st.Evictions++
-			return true
+			if !b.referenced {
+				c.evict(b)
+				return true
+			}
+			b.referenced = false
+			b.node.moveTo(&c.clean)
+			if passed == nil {
+				passed = b
+			}
 		}
+		n = next
+	}
+	if passed != nil {
+		c.evict(passed)
+		return true
 	}
 	return false
+}
+
+// evict drops b, an unlocked, unpinned clean buffer, for evictOne.
+func (c *Cache) evict(b *buffer) {
+	c.drop(b)
+	c.spare, b.data = b.data, nil
+	c.st.Evictions++
 }
 
 // drop takes a clean buffer out of the cache. b must be unlocked, or locked

@@ -137,3 +137,37 @@ func TestMissReusesEvictedPage(t *testing.T) {
 		t.Errorf("%d bytes allocated per miss; want the evicted page reused", per)
 	}
 }
+
+// TestHitGivesSecondTurn: a hit marks its buffer referenced instead of
+// moving it on the LRU, and eviction gives a referenced buffer a second
+// turn: with pages 0 and 1 cached and 0 hit since, a miss evicts 1; with
+// both hit, the one hit first (0) goes, as in strict LRU order.
+func TestHitGivesSecondTurn(t *testing.T) {
+	cached := func(c *Cache, p int64) bool {
+		c.lock()
+		defer c.unlock()
+		_, ok := c.index[p]
+		return ok
+	}
+	c := hitCache(t, 2)
+	readPage(t, c, 0)
+	readPage(t, c, 1)
+	readPage(t, c, 0) // a hit: referenced
+	readPage(t, c, 2) // a miss: evicts 1
+	if !cached(c, 0) || cached(c, 1) || !cached(c, 2) {
+		t.Errorf("after hitting 0: cached 0 %v, 1 %v, 2 %v; want true, false, true", cached(c, 0), cached(c, 1), cached(c, 2))
+	}
+
+	c = hitCache(t, 2)
+	readPage(t, c, 0)
+	readPage(t, c, 1)
+	readPage(t, c, 0)
+	readPage(t, c, 1)
+	readPage(t, c, 2) // both referenced: 0, hit first, goes
+	if cached(c, 0) || !cached(c, 1) || !cached(c, 2) {
+		t.Errorf("after hitting 0 then 1: cached 0 %v, 1 %v, 2 %v; want false, true, true", cached(c, 0), cached(c, 1), cached(c, 2))
+	}
+	if st := c.Stats(); st.Overcommit != 0 {
+		t.Errorf("%d overcommits; want 0", st.Overcommit)
+	}
+}

@@ -360,7 +360,8 @@ func (o *rwOp) finish() {
 // readHit serves a read of n bytes at off as cl if they lie in one page
 // that is cached, uptodate and unlocked, and reports whether it did; if
 // not, it has changed nothing and the caller takes the general path. In
-// one hold of the cache lock it counts the hit, touches the LRU, notes the
+// one hold of the cache lock it counts the hit, marks the buffer
+// referenced (the LRU's touch, evictOne), notes the
 // read for read-ahead and pins the buffer (pin.go); it copies under the
 // pin, outside the lock, then starts any read-ahead. cl may be nil (the
 // blocking API): the read is noted in the shared streams, and a client is
@@ -384,7 +385,9 @@ func (c *Cache) readHit(cl *Client, p []byte, n, off int64) bool {
 	c.pin(b)
 	c.st.Hits++
 	c.st.ReadHits++
-	c.touch(b)
+	if !b.referenced {
+		b.referenced = true // the LRU's touch, in evictOne's second turn (cache.go)
+	}
 	var t *raTable
 	if cl != nil {
 		t = cl.ra
