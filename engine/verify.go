@@ -184,13 +184,14 @@ func (v *verifier) nextSeed() uint64 {
 }
 
 // verifyIndex is the index by offset of j's verify history (vlatest):
-// its files' range, blocks of unit bytes, and the blocks its size writes.
+// the range of its files' regions (an I/O past a region's end is in the
+// index's map), blocks of unit bytes, and the blocks its size writes.
 func (j *job) verifyIndex(unit int64) vlatest {
 	var lo, hi int64
 	if j.gen != nil && len(j.gen.files) > 0 {
 		lo, hi = math.MaxInt64, 0
 		for _, f := range j.gen.files {
-			lo, hi = min(lo, f.fileBase), max(hi, satmath.Add(f.fileBase, f.fileSize))
+			lo, hi = min(lo, f.base), max(hi, satmath.Add(f.base, f.size))
 		}
 	}
 	var expect int64
