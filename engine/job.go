@@ -144,7 +144,8 @@ type ioUnit struct {
 	sync   bool          // a flush for fsync/fdatasync
 	start  blkq.Time     // submission began
 	queued blkq.Time     // submission returned (after any sleep for a request)
-	vp     *vpiece       // the verify block it writes or reads back (verify.go)
+	vp     *vpiece       // the verify block it writes or reads back (verify.go): nil or &vbuf
+	vbuf   vpiece        // vp's piece, the unit's own (the history keeps copies)
 	plan   fillPlan      // what its write holds, with wdata (bufdata.go)
 	verr   error         // its verify read's bad block, found where it completed
 	err    error         // how it completed, while it waits to be reaped or to reach the executor

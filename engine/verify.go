@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/blkq-dev/blkq"
+	"github.com/blkq-dev/blkq/internal/satmath"
 	"github.com/blkq-dev/blkq/report"
 	"github.com/blkq-dev/blkq/workload/fio"
 )
@@ -52,20 +54,19 @@ type verifier struct {
 	fatal      bool
 	dump       bool // verify_dump: bad intervals go to files in the working directory, as fio's
 
-	seed      uint64    // xorshift state for the blocks' seeds
-	numberio  uint16    // writes issued so far
-	history   []*vpiece // completed writes to read back: history[head:], in order
-	head      int
-	byOffset  map[int64]*vpiece // the latest completed write of each offset
-	inFlight  int               // writes of the job in flight
-	since     int               // writes completed since the last backlog batch
-	batch     int               // verify reads left in the current backlog batch
-	final     bool              // the write phase is over
-	verifying bool              // in a verify phase: the job's writes were reaped, its reads go on
-	loopAt    int64             // bytes issued at which the current loop ends (loops > 1: fio verifies each loop)
-	perLoop   int64
-	handoff   *vpiece   // the verify read next() chose, for prepare
-	spare     []*vpiece // pieces done with (read back, or overwritten), for newPiece
+	seed       uint64   // xorshift state for the blocks' seeds
+	numberio   uint16   // writes issued so far
+	history    vhistory // completed writes to read back, in order (verifyhist.go)
+	latest     vlatest  // which of them is each offset's latest
+	inFlight   int      // writes of the job in flight
+	since      int      // writes completed since the last backlog batch
+	batch      int      // verify reads left in the current backlog batch
+	final      bool     // the write phase is over
+	verifying  bool     // in a verify phase: the job's writes were reaped, its reads go on
+	loopAt     int64    // bytes issued at which the current loop ends (loops > 1: fio verifies each loop)
+	perLoop    int64
+	handoff    vpiece // the verify read next() chose, for prepare
+	hasHandoff bool
 
 	wlog      *writeLog    // verify_state_save: the writes, for the state file (verifystate.go)
 	loaded    *verifyState // verify_state_load: the write job's state
@@ -78,7 +79,6 @@ type vpiece struct {
 	off, length int64
 	seed        uint64
 	numberio    uint16
-	dead        bool // overwritten by a later write: not read back
 }
 
 // setupVerify makes j's verifier and wraps its source, if verify= asks.
@@ -97,8 +97,7 @@ func (r *runner) setupVerify(j *job) error {
 	mixed := rw == "rw" || rw == "readwrite" || rw == "randrw"
 	v := &verifier{j: j, t: t, method: spec.Verify, swap: vo.Offset, pattern: vo.Pattern, patOffs: vo.PatternOffsets,
 		thread: uint16(j.index + 1), writes: writes, mixed: mixed, fatal: vo.Fatal, dump: vo.Dump,
-		seed:     uint64(j.index+1)*0x9e3779b97f4a7c15 ^ r.rng.Split(fmt.Sprintf("verify %d", j.index)).Rand().Uint64() | 1,
-		byOffset: map[int64]*vpiece{}}
+		seed: uint64(j.index+1)*0x9e3779b97f4a7c15 ^ r.rng.Split(fmt.Sprintf("verify %d", j.index)).Rand().Uint64() | 1}
 	data := spec.Data()
 	v.compress, v.bufPattern = data.CompressPercentage, data.Pattern
 	if spec.Verify == "pattern" && v.pattern == nil {
@@ -113,6 +112,7 @@ func (r *runner) setupVerify(j *job) error {
 	if v.swap > 0 && v.swap+int64(v.hdrSize()) > v.interval {
 		return fmt.Errorf("%s:%d: job %q: verify_offset %d puts the %d-byte header past the %d-byte verify interval", r.jf.Path, spec.Line, j.name, v.swap, v.hdrSize(), v.interval)
 	}
+	v.latest = j.verifyIndex(wmin)
 	v.seedCheck = mixed && vo.Backlog == 0
 	v.numCheck = writes && wmin == wmax && rmin == wmax && !j.timeBased() && !vo.Only
 	if loops := int64(spec.Loops); loops > 1 && !j.timeBased() && j.limit > 0 {
@@ -183,14 +183,33 @@ func (v *verifier) nextSeed() uint64 {
 	return v.seed
 }
 
-// prepare gives u its piece: a new one for a write, the chosen one for a
-// verify read, one for each read of a read-only job.
+// verifyIndex is the index by offset of j's verify history (vlatest):
+// the range of its files' regions (an I/O past a region's end is in the
+// index's map), blocks of unit bytes, and the blocks its size writes.
+func (j *job) verifyIndex(unit int64) vlatest {
+	var lo, hi int64
+	if j.gen != nil && len(j.gen.files) > 0 {
+		lo, hi = math.MaxInt64, 0
+		for _, f := range j.gen.files {
+			lo, hi = min(lo, f.base), max(hi, satmath.Add(f.base, f.size))
+		}
+	}
+	var expect int64
+	if unit > 0 && j.limit > 0 && !j.timeBased() {
+		expect = j.limit / unit
+	}
+	return newVLatest(lo, hi, unit, expect)
+}
+
+// prepare gives u its piece (in u, vbuf): a new one for a write, the
+// chosen one for a verify read, one for each read of a read-only job.
 func (v *verifier) prepare(u *ioUnit, io nextIO) {
 	switch {
-	case v.handoff != nil:
-		u.vp, v.handoff = v.handoff, nil
+	case v.hasHandoff:
+		u.vbuf, v.hasHandoff = v.handoff, false
+		u.vp = &u.vbuf
 	case io.op == blkq.OpWrite:
-		u.vp = v.newPiece()
+		u.vp = &u.vbuf
 		*u.vp = vpiece{off: io.offset, length: io.length, seed: v.nextSeed(), numberio: v.numberio}
 		v.numberio++
 		v.inFlight++
@@ -198,60 +217,26 @@ func (v *verifier) prepare(u *ioUnit, io nextIO) {
 			v.wlog.issued++
 		}
 	case io.op == blkq.OpRead && !v.mixed:
-		u.vp = v.newPiece()
+		u.vp = &u.vbuf
 		*u.vp = vpiece{off: io.offset, length: io.length}
 	}
-}
-
-// newPiece returns a piece to fill in: one done with, or a new one. A
-// verify job makes one per write, which was its one allocation per I/O;
-// a piece is done with once its verify read has completed (verifyDone)
-// or take skipped it as overwritten, the two places nothing else can
-// still reach it.
-func (v *verifier) newPiece() *vpiece {
-	if n := len(v.spare); n > 0 {
-		p := v.spare[n-1]
-		v.spare[n-1] = nil
-		v.spare = v.spare[:n-1]
-		return p
-	}
-	return new(vpiece)
-}
-
-// donePiece takes p back for newPiece.
-func (v *verifier) donePiece(p *vpiece) {
-	*p = vpiece{}
-	v.spare = append(v.spare, p)
 }
 
 // written records u's completed write for reading back.
 func (v *verifier) written(u *ioUnit) {
 	p := u.vp
-	if old := v.byOffset[p.off]; old != nil {
-		old.dead = true
-	}
 	v.logWrite(p.off)
 	if v.stopped {
 		return
 	}
-	v.byOffset[p.off] = p
 	v.push(p)
 	v.since++
 }
 
-// push appends p to the history to read back. The history is a queue in
-// one array: take moves head on, and the array is reused from its start
-// once it empties (with verify_backlog it empties every batch), or its
-// live part moved down when it is full and at least half taken, so that
-// neither a slice re-made at every append nor an array that only grows
-// costs anything per write.
+// push appends a copy of p to the history to read back, as its offset's
+// latest write: an earlier one of the offset still queued is overwritten.
 func (v *verifier) push(p *vpiece) {
-	if len(v.history) == cap(v.history) && v.head > 0 && v.head >= len(v.history)/2 {
-		n := copy(v.history, v.history[v.head:])
-		clear(v.history[n:])
-		v.history, v.head = v.history[:n], 0
-	}
-	v.history = append(v.history, p)
+	v.latest.set(p.off, v.history.push(packPiece(p)))
 }
 
 // writeEnded notes that one of the job's writes is no longer in flight.
@@ -261,27 +246,23 @@ func (v *verifier) writeEnded(u *ioUnit) {
 	}
 }
 
-// take returns the next block to read back, or nil.
-func (v *verifier) take() *vpiece {
-	for v.head < len(v.history) {
-		p := v.history[v.head]
-		v.history[v.head] = nil
-		if v.head++; v.head == len(v.history) {
-			v.history, v.head = v.history[:0], 0
+// take returns the next block to read back; ok false if none is left.
+// Blocks written again after are skipped: the later write is read back.
+func (v *verifier) take() (vpiece, bool) {
+	for {
+		r, seq, ok := v.history.take()
+		if !ok {
+			return vpiece{}, false
 		}
-		if p.dead {
-			v.donePiece(p) // (the overwrite took its place in byOffset)
-			continue
+		if v.latest.latest(r.off, seq) {
+			return r.piece(), true
 		}
-		delete(v.byOffset, p.off)
-		return p
 	}
-	return nil
 }
 
 // pending reports whether blocks remain to read back after the writes.
 func (v *verifier) pending() bool {
-	return v.writes && v.j.spec.Verification.DoVerify && (len(v.history) > v.head || v.inFlight > 0)
+	return v.writes && v.j.spec.Verification.DoVerify && (v.history.len() > 0 || v.inFlight > 0)
 }
 
 // fill writes block p of buf in fio's verify format.
@@ -516,7 +497,7 @@ func (s *verifySource) next() (nextIO, srcStatus) {
 			}
 		}
 		if v.batch > 0 {
-			if p := v.take(); p != nil {
+			if p, ok := v.take(); ok {
 				v.batch--
 				return v.read(p)
 			}
@@ -527,7 +508,7 @@ func (s *verifySource) next() (nextIO, srcStatus) {
 			if st, ok := v.enterVerify(); !ok {
 				return nextIO{}, st
 			}
-			if p := v.take(); p != nil {
+			if p, ok := v.take(); ok {
 				return v.read(p)
 			}
 			if j.inflight > 0 {
@@ -551,7 +532,7 @@ func (s *verifySource) next() (nextIO, srcStatus) {
 	if st, ok := v.enterVerify(); !ok {
 		return nextIO{}, st
 	}
-	if p := v.take(); p != nil {
+	if p, ok := v.take(); ok {
 		return v.read(p)
 	}
 	return nextIO{}, srcEnd
@@ -576,16 +557,17 @@ func (v *verifier) enterVerify() (srcStatus, bool) {
 // read is the verify read of p, handed to prepare; with a loaded state
 // (verify_state_load) it is srcEnd instead when fio's rule says the
 // verify stops at p: what is left was not written by then.
-func (v *verifier) read(p *vpiece) (nextIO, srcStatus) {
+func (v *verifier) read(p vpiece) (nextIO, srcStatus) {
 	if s := v.loaded; s != nil {
 		f, off := v.j.fileOf(p.off)
 		if s.shouldStop(v.readsDone, uint64(f), uint64(off)) {
-			v.stopped, v.history, v.head = true, nil, 0
-			clear(v.byOffset)
+			v.stopped = true
+			v.history.reset()
+			v.latest.reset()
 			return nextIO{}, srcEnd
 		}
 	}
-	v.handoff = p
+	v.handoff, v.hasHandoff = p, true
 	return nextIO{op: blkq.OpRead, offset: p.off, length: p.length, uncounted: true}, srcReady
 }
 
@@ -608,12 +590,7 @@ func (s *verifySource) dryRun() {
 		if io.op != blkq.OpWrite {
 			continue
 		}
-		p := &vpiece{off: io.offset, length: io.length}
-		if old := v.byOffset[p.off]; old != nil {
-			old.dead = true
-		}
-		v.byOffset[p.off] = p
-		v.push(p)
+		v.push(&vpiece{off: io.offset, length: io.length})
 	}
 	j.issued = limit
 	v.final = true
@@ -664,8 +641,7 @@ func (j *job) verifyDone(u *ioUnit, err error) {
 		return
 	}
 	v.readsDone++
-	v.donePiece(u.vp) // read back and checked (checkRead, before this)
-	u.vp = nil
+	u.vp = nil // read back and checked (checkRead, before this)
 	f := u.verr
 	u.verr = nil
 	if f == nil || err != nil {
