@@ -1,6 +1,7 @@
 package bcache
 
 import (
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"sync"
@@ -58,18 +59,49 @@ func (h *pageHistory) check(buf []byte, p int64, snap uint64) string {
 	return ""
 }
 
+// checkPrefix is check for a read of the first len(buf) >= 16 bytes of
+// page p.
+func (h *pageHistory) checkPrefix(buf []byte, p int64, snap uint64) string {
+	full := make([]byte, PageSize)
+	zero := true
+	for _, x := range buf {
+		if x != 0 {
+			zero = false
+			break
+		}
+	}
+	if !zero {
+		// The whole page of the version the prefix names: check judges
+		// its version, and the prefix must be its first bytes.
+		fillPage(full, p, binary.LittleEndian.Uint64(buf[8:]))
+		if int64(binary.LittleEndian.Uint64(buf)) != p || string(full[:len(buf)]) != string(buf) {
+			return "a torn or misplaced prefix"
+		}
+	}
+	if zero {
+		clear(full)
+	}
+	return h.check(full, p, snap)
+}
+
 type stressOpts struct {
 	diskPages, cachePages int64
 	readers, owners       int
 	discard, invalidate   bool
 	sync                  bool
+	readAheadKB           int  // 0: off
+	partial               bool // readers also read page prefixes and go sequentially
 	dur                   time.Duration
 }
 
 func runPinStress(t *testing.T, o stressOpts) Stats {
 	path := makeDisk(t, o.diskPages)
 	q, _ := openQueue(t, path, nil)
-	c, err := New(q, Config{Pages: int(o.cachePages), ReadAheadKB: -1})
+	ra := o.readAheadKB
+	if ra == 0 {
+		ra = -1
+	}
+	c, err := New(q, Config{Pages: int(o.cachePages), ReadAheadKB: ra})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,6 +132,22 @@ func runPinStress(t *testing.T, o stressOpts) Stats {
 				p := rng.Int64N(o.diskPages)
 				if rng.IntN(2) == 0 {
 					p = rng.Int64N(max(1, o.diskPages/4))
+				}
+				if o.partial && rng.IntN(2) == 0 {
+					// A run of sequential prefix reads: read-ahead, and hits
+					// of less than a page.
+					for k := 0; k < 16 && p < o.diskPages; k, p = k+1, p+1 {
+						n := 16 + rng.IntN(PageSize-16)
+						snap := h.done[p].Load()
+						if _, err := c.ReadAt(buf[:n], p*PageSize); err != nil {
+							report("read: " + err.Error())
+							return
+						}
+						if s := h.checkPrefix(buf[:n], p, snap); s != "" {
+							report(s)
+						}
+					}
+					continue
 				}
 				snap := h.done[p].Load()
 				if _, err := c.ReadAt(buf, p*PageSize); err != nil {
@@ -287,4 +335,16 @@ func TestCloseWhileHitsCopy(t *testing.T) {
 	if bad.Load() != 0 {
 		t.Errorf("%d bad reads around Close", bad.Load())
 	}
+}
+
+// TestPinnedPrefixHitsWithReadAhead: sequential runs of reads of less
+// than a page, with read-ahead on, among random whole-page reads, writes
+// and discards, in a cache of 32 pages over 256.
+func TestPinnedPrefixHitsWithReadAhead(t *testing.T) {
+	st := runPinStress(t, stressOpts{diskPages: 256, cachePages: 32, readers: 6, owners: 2,
+		discard: true, readAheadKB: 32, partial: true, dur: stressDur()})
+	if st.ReadAheadPages == 0 || st.ReadHits == 0 {
+		t.Errorf("read-ahead pages %d, read hits %d: the stress missed its point", st.ReadAheadPages, st.ReadHits)
+	}
+	t.Logf("hits %d misses %d read-ahead %d evictions %d overcommit %d", st.ReadHits, st.ReadMisses, st.ReadAheadPages, st.Evictions, st.Overcommit)
 }
