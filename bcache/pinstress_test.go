@@ -348,3 +348,11 @@ func TestPinnedPrefixHitsWithReadAhead(t *testing.T) {
 	}
 	t.Logf("hits %d misses %d read-ahead %d evictions %d overcommit %d", st.ReadHits, st.ReadMisses, st.ReadAheadPages, st.Evictions, st.Overcommit)
 }
+
+// TestPinnedHitsWithCollidingHints: a cache of 4 pages (4 hint slots) over
+// 64, so that most pages share a slot with others cached or just evicted:
+// hits through stale and colliding hints still read their own page.
+func TestPinnedHitsWithCollidingHints(t *testing.T) {
+	st := runPinStress(t, stressOpts{diskPages: 64, cachePages: 4, readers: 6, owners: 2, dur: stressDur()})
+	t.Logf("hits %d misses %d evictions %d overcommit %d", st.ReadHits, st.ReadMisses, st.Evictions, st.Overcommit)
+}
