@@ -220,6 +220,11 @@ type Cache struct {
 	nrDiscards int             // Discard operations running
 	raInFlight int             // read-ahead bios not yet ended
 	idle       []func()        // waiting for nothing in flight (Close, StartQuiesce)
+	// cleanWalks counts the Invalidate walks of the clean list in
+	// progress: meanwhile evictOne gives a referenced buffer its second
+	// turn in place, not at the tail, behind a walk's end marker, where
+	// the walk would not visit it (evictOne).
+	cleanWalks int
 
 	hold  *lockstat.Timer // cache lock hold times; nil without Config.LockTiming
 	spare []byte          // the data of the buffer evictOne dropped last, for newBuffer
@@ -434,6 +439,13 @@ func (c *Cache) ensureData(b *buffer) {
 // window holds nothing else, the first buffer so passed over goes. Only
 // the hit path marks buffers, and it is not taken on a simulated device, so
 // simulated runs evict in strict LRU order as before.
+//
+// While an Invalidate walks the clean list (c.cleanWalks), the second turn
+// leaves the buffer where it is, only unmarked: the tail is behind the
+// walk's end marker, and a buffer moved there would survive the
+// Invalidate although nobody read it since it began (a hit that moved its
+// buffer itself did so only for a read made after). The next eviction
+// may then take it: recency is coarser for the length of the walk.
 func (c *Cache) evictOne() bool {
 	var passed *buffer // the first evictable buffer given a second turn
 	for n, i := c.clean.front(), 0; n != nil && i < WalkChunk; i++ {
@@ -444,7 +456,9 @@ func (c *Cache) evictOne() bool {
 				return true
 			}
 			b.referenced = false
-			b.node.moveTo(&c.clean)
+			if c.cleanWalks == 0 {
+				b.node.moveTo(&c.clean)
+			}
 			if passed == nil {
 				passed = b
 			}

@@ -171,3 +171,38 @@ func TestHitGivesSecondTurn(t *testing.T) {
 		t.Errorf("%d overcommits; want 0", st.Overcommit)
 	}
 }
+
+// TestAllReferencedWindowEvictsWithoutOvercommit: with more cached pages
+// than evictOne's window, all of them hit (referenced), misses still evict
+// (each passes the window's pages over and takes the first one passed) and
+// never add a page above the capacity; the pages evicted are the oldest.
+func TestAllReferencedWindowEvictsWithoutOvercommit(t *testing.T) {
+	const pages = WalkChunk + 8
+	q, _ := openQueue(t, makeDisk(t, 2*pages), nil)
+	c, err := New(q, Config{Pages: pages, ReadAheadKB: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for p := range int64(pages) {
+		readPage(t, c, p)
+	}
+	for p := range int64(pages) {
+		readPage(t, c, p) // hits: every page referenced
+	}
+	for p := int64(pages); p < pages+4; p++ {
+		readPage(t, c, p) // misses
+	}
+	st := c.Stats()
+	if st.Overcommit != 0 || st.Pages != pages || st.Evictions != 4 {
+		t.Errorf("overcommit %d, pages %d, evictions %d; want 0, %d, 4", st.Overcommit, st.Pages, st.Evictions, pages)
+	}
+	c.lock()
+	defer c.unlock()
+	for p := range int64(pages) {
+		_, ok := c.index[p]
+		if want := p >= 4; ok != want {
+			t.Errorf("page %d cached %v; want %v (the four oldest go)", p, ok, want)
+		}
+	}
+}

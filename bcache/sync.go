@@ -279,6 +279,7 @@ func (c *Cache) startInvalidate(o *invOp) {
 	o.aside.init()
 	c.lock()
 	o.r.PagesAtStart = c.nrPages
+	c.cleanWalks++ // until walk 1 ends: evictOne moves nothing behind its end
 	c.unlock()
 	// 1. The clean list: drop unlocked buffers, move locked ones aside.
 	o.walks[0] = &walk{src: &c.clean, aside: &o.aside, visit: func(b *buffer) verdict {
@@ -302,7 +303,12 @@ func (c *Cache) startInvalidate(o *invOp) {
 	for _, w := range o.walks {
 		w.lock, w.unlock, w.before, w.yield = c.lock, c.unlock, c.stepHook, c.needResched
 	}
-	o.walks[0].then = o.walks[1].run
+	o.walks[0].then = func() {
+		c.lock()
+		c.cleanWalks--
+		c.unlock()
+		o.walks[1].run()
+	}
 	o.walks[1].then = o.finish
 	o.walks[0].run()
 }
