@@ -127,12 +127,7 @@ func runPinStress(t *testing.T, o stressOpts) Stats {
 					return
 				default:
 				}
-				// Half the reads on a hot quarter of the disk (hits), the
-				// rest anywhere (misses that evict).
-				p := rng.Int64N(o.diskPages)
-				if rng.IntN(2) == 0 {
-					p = rng.Int64N(max(1, o.diskPages/4))
-				}
+				p := hotPage(rng, o.diskPages)
 				if o.partial && rng.IntN(2) == 0 {
 					// A run of sequential prefix reads: read-ahead, and hits
 					// of less than a page.
@@ -174,10 +169,7 @@ func runPinStress(t *testing.T, o stressOpts) Stats {
 				default:
 				}
 				// Owner w has the pages p with p%owners == w, mostly hot ones.
-				p := rng.Int64N(o.diskPages)
-				if rng.IntN(2) == 0 {
-					p = rng.Int64N(max(1, o.diskPages/4))
-				}
+				p := hotPage(rng, o.diskPages)
 				p -= p % int64(o.owners)
 				p += int64(w)
 				if p >= o.diskPages {
@@ -355,4 +347,13 @@ func TestPinnedPrefixHitsWithReadAhead(t *testing.T) {
 func TestPinnedHitsWithCollidingHints(t *testing.T) {
 	st := runPinStress(t, stressOpts{diskPages: 64, cachePages: 4, readers: 6, owners: 2, dur: stressDur()})
 	t.Logf("hits %d misses %d evictions %d overcommit %d", st.ReadHits, st.ReadMisses, st.Evictions, st.Overcommit)
+}
+
+// hotPage picks a page of a disk of pages pages: half the time in its hot
+// first quarter (hits), else anywhere (misses that evict).
+func hotPage(rng *rand.Rand, pages int64) int64 {
+	if rng.IntN(2) == 0 {
+		return rng.Int64N(max(1, pages/4))
+	}
+	return rng.Int64N(pages)
 }
